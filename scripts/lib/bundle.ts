@@ -1,0 +1,23 @@
+// Bundles a multi-file spec into one document with the pinned Redocly CLI.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const require = createRequire(import.meta.url);
+const redoclyBin = join(require.resolve("@redocly/cli/package.json"), "..", "bin", "cli.js");
+
+export function bundleSpec(rootFile: string): Record<string, unknown> {
+  const dir = mkdtempSync(join(tmpdir(), "mop-bundle-"));
+  try {
+    const out = join(dir, "bundle.json");
+    execFileSync(process.execPath, [redoclyBin, "bundle", rootFile, "--output", out, "--ext", "json"], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+    });
+    return JSON.parse(readFileSync(out, "utf8")) as Record<string, unknown>;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

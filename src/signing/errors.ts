@@ -1,0 +1,34 @@
+// The one error the signing functions throw: a caller passed something that cannot be signed.
+// A named class (never a bare TypeError) so callers can tell a programming mistake on their
+// side apart from everything else, and so the CLI can turn it into a usage error.
+
+export class SigningInputError extends Error {
+  override readonly name = "SigningInputError";
+
+  /** The input field at fault, e.g. "appSecret" or "body". */
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** Throws unless value is a non-empty string; the message names the field. */
+export function requireNonEmptyString(field: string, value: unknown): string {
+  if (typeof value !== "string") {
+    throw new SigningInputError(field, `${field} must be a non-empty string, got ${describeValue(value)}`);
+  }
+  if (value.length === 0) {
+    throw new SigningInputError(field, `${field} must not be empty`);
+  }
+  return value;
+}
+
+/** A short description of an unexpected value for error messages; never echoes secrets in full. */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return `an object (${value.constructor?.name ?? "Object"})`;
+  return typeof value;
+}

@@ -1,0 +1,114 @@
+// Rules 3-4 of the source: HMAC-SHA256 keyed with the app secret (UTF-8) over the string to
+// sign, the 32-byte result sent as standard padded Base64. signRequestHeaders is what a client
+// calls; it also picks the timestamp and nonce so every request is fresh.
+import { createHmac, randomUUID } from "node:crypto";
+import { describeValue, requireNonEmptyString, SigningInputError } from "./errors.js";
+import { nonceProblem, timestampProblem } from "./rules.js";
+import {
+  bodyBytes,
+  headerPrefix,
+  timestampText,
+  type SigningBody,
+  type SigningTimestamp,
+} from "./string-to-sign.js";
+
+export interface SignInput {
+  appKey: string;
+  appSecret: string;
+  timestamp: SigningTimestamp;
+  nonce: string;
+  body?: SigningBody;
+}
+
+/** The four signature headers of one request. */
+export interface SignedRequestHeaders {
+  "X-App-Key": string;
+  "X-Timestamp": string;
+  "X-Nonce": string;
+  "X-Sign": string;
+}
+
+export interface SignRequestInput {
+  appKey: string;
+  appSecret: string;
+  body?: SigningBody;
+  /** The clock, in epoch milliseconds; injectable so tests are deterministic. Default Date.now. */
+  now?: () => number;
+  /** X-Timestamp to use instead of the clock (10 digits of seconds). */
+  timestamp?: SigningTimestamp;
+  /** X-Nonce to use; default crypto.randomUUID(), which fits the nonce rule. */
+  nonce?: string;
+}
+
+/**
+ * The raw HMAC. Hashes the header prefix and the body in two updates so a large body is never
+ * copied into one concatenated buffer.
+ */
+export function hmacSha256(appSecret: string, prefix: string, body: Buffer): Buffer {
+  return createHmac("sha256", Buffer.from(appSecret, "utf8"))
+    .update(Buffer.from(prefix, "utf8"))
+    .update(body)
+    .digest();
+}
+
+function requireObject(what: string, value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null) {
+    throw new SigningInputError(what, `${what} must be an object, got ${describeValue(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * X-Sign for the given fields. Does not judge the timestamp or nonce format, so it can also
+ * reproduce what a faulty client would send (the vectors' wrong variants); use
+ * signRequestHeaders for real requests.
+ */
+export function sign(input: SignInput): string {
+  const given = requireObject("sign input", input);
+  const appSecret = requireNonEmptyString("appSecret", given.appSecret);
+  const prefix = headerPrefix(given.appKey, given.timestamp, given.nonce);
+  return hmacSha256(appSecret, prefix, bodyBytes(given.body)).toString("base64");
+}
+
+/** The current Unix time in seconds from a millisecond clock, as 10 digits. */
+function clockTimestamp(now: unknown): string {
+  if (typeof now !== "function") {
+    throw new SigningInputError("now", `now must be a function returning epoch milliseconds, got ${describeValue(now)}`);
+  }
+  const ms: unknown = now();
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
+    throw new SigningInputError("now", `now() must return epoch milliseconds as a finite number, got ${String(ms)}`);
+  }
+  const seconds = String(Math.floor(ms / 1000));
+  if (timestampProblem(seconds) !== undefined) {
+    // A clock in seconds gives 7 digits here; a clock in microseconds 13.
+    throw new SigningInputError("now", `now() must return epoch milliseconds; ${ms} gives the timestamp ${seconds}, not 10 digits`);
+  }
+  return seconds;
+}
+
+/**
+ * The four headers for one request: timestamp from the clock and a random nonce unless given.
+ * Refuses a timestamp or nonce the server would refuse, so mistakes surface at the caller.
+ */
+export function signRequestHeaders(input: SignRequestInput): SignedRequestHeaders {
+  const given = requireObject("signRequestHeaders input", input);
+  const appKey = requireNonEmptyString("appKey", given.appKey);
+  const appSecret = requireNonEmptyString("appSecret", given.appSecret);
+  const body = bodyBytes(given.body);
+
+  const timestamp = given.timestamp === undefined ? clockTimestamp(given.now ?? Date.now) : timestampText(given.timestamp);
+  const timestampIssue = timestampProblem(timestamp);
+  if (timestampIssue) throw new SigningInputError("timestamp", timestampIssue);
+
+  const nonce = given.nonce === undefined ? randomUUID() : requireNonEmptyString("nonce", given.nonce);
+  const nonceIssue = nonceProblem(nonce);
+  if (nonceIssue) throw new SigningInputError("nonce", nonceIssue);
+
+  return {
+    "X-App-Key": appKey,
+    "X-Timestamp": timestamp,
+    "X-Nonce": nonce,
+    "X-Sign": hmacSha256(appSecret, appKey + timestamp + nonce, body).toString("base64"),
+  };
+}

@@ -1,0 +1,206 @@
+// The whole server-side check of a signed request, in one place (DESIGN item 6): headers
+// present, formats, app key, freshness window, signature, and only then the nonce. The order
+// matters: cheap and secret-free checks first, and the nonce is recorded only after the
+// signature checks out, so a forged request cannot burn a genuine client's nonce.
+//
+// Never throws: every outcome, including a broken secret lookup or nonce store, is a result
+// the caller turns into the error envelope.
+import { timingSafeEqual } from "node:crypto";
+import { SignedErrors } from "../../generated/error-codes.js";
+import { readHeader, type RequestHeaders } from "./headers.js";
+import { createMemoryNonceStore, type NonceStore } from "./nonce-store.js";
+import {
+  DEFAULT_WINDOW_SECONDS,
+  nonceProblem,
+  quoteForMessage,
+  SIGNATURE_HEADERS,
+  signProblem,
+  timestampProblem,
+} from "./rules.js";
+import { hmacSha256 } from "./sign.js";
+import { bodyBytes as toBodyBytes, type SigningBody } from "./string-to-sign.js";
+
+/** The valid secrets of an app (several while a secret is rotated), or undefined if unknown. */
+export type SecretsLookup = (
+  appKey: string,
+) => readonly string[] | undefined | Promise<readonly string[] | undefined>;
+
+export interface VerifySignedRequestInput {
+  headers: RequestHeaders;
+  /** The raw body exactly as received; undefined or "" for none. Not a parsed object. */
+  body?: SigningBody;
+  secretsFor: SecretsLookup;
+  /** The clock in epoch milliseconds. Default Date.now. */
+  now?: () => number;
+  /** Where used nonces are recorded. Default: one process-wide memory store. */
+  nonceStore?: NonceStore;
+  /** Allowed distance of X-Timestamp from the clock, each direction. Default 300. */
+  windowSeconds?: number;
+}
+
+export interface SignatureSuccess {
+  ok: true;
+  appKey: string;
+  /** X-Timestamp in Unix seconds. */
+  timestamp: number;
+  nonce: string;
+  /** Index in secretsFor's list of the secret that matched (useful to see rotation progress). */
+  secretIndex: number;
+}
+
+export type SignatureFailureName =
+  | "SIGNATURE_HEADER_MISSING"
+  | "TIMESTAMP_MALFORMED"
+  | "NONCE_MALFORMED"
+  | "SIGNATURE_MALFORMED"
+  | "APP_KEY_UNKNOWN"
+  | "TIMESTAMP_OUT_OF_WINDOW"
+  | "SIGNATURE_MISMATCH"
+  | "NONCE_REUSED"
+  | "RATE_LIMITED"
+  | "INTERNAL_ERROR";
+
+/** A refused request: the registry's code, name and HTTP status, and a message for the client. */
+export type SignatureFailure = {
+  [N in SignatureFailureName]: {
+    ok: false;
+    name: N;
+    code: (typeof SignedErrors)[N]["code"];
+    httpStatus: (typeof SignedErrors)[N]["http"];
+    message: string;
+    /** Only for INTERNAL_ERROR: the underlying error, for the server's log, not the client. */
+    cause?: unknown;
+  };
+}[SignatureFailureName];
+
+export type SignatureVerification = SignatureSuccess | SignatureFailure;
+
+function fail(name: SignatureFailureName, message: string, cause?: unknown): SignatureFailure {
+  const entry = SignedErrors[name];
+  const failure = { ok: false, name, code: entry.code, httpStatus: entry.http, message } as SignatureFailure;
+  if (cause !== undefined) failure.cause = cause;
+  return failure;
+}
+
+let processNonceStore: NonceStore | undefined;
+
+function defaultNonceStore(): NonceStore {
+  processNonceStore ??= createMemoryNonceStore();
+  return processNonceStore;
+}
+
+function isSigningBody(body: unknown): body is SigningBody {
+  return body === undefined || typeof body === "string" || body instanceof Uint8Array;
+}
+
+/** Checks the four signature headers of a request; see the module comment for the order. */
+export async function verifySignedRequest(input: VerifySignedRequestInput): Promise<SignatureVerification> {
+  // Mistakes of the integrating server come first: they would otherwise show up as a
+  // confusing signature mismatch on every request.
+  const { headers, body, secretsFor, nonceStore = defaultNonceStore(), windowSeconds = DEFAULT_WINDOW_SECONDS } =
+    (typeof input === "object" && input !== null ? input : {}) as Partial<VerifySignedRequestInput>;
+  const now = input?.now ?? Date.now;
+  if (!isSigningBody(body)) {
+    return fail("INTERNAL_ERROR", "The server passed a parsed body to the signature check; it needs the raw body bytes as received.");
+  }
+  if (typeof secretsFor !== "function") return fail("INTERNAL_ERROR", "The server has no secret lookup (secretsFor) configured.");
+  if (!Number.isFinite(windowSeconds) || windowSeconds < 0) {
+    return fail("INTERNAL_ERROR", `The server's signature window is misconfigured (${String(windowSeconds)}).`);
+  }
+  let nowMs: number;
+  try {
+    nowMs = now();
+  } catch (error) {
+    return fail("INTERNAL_ERROR", "The server's clock failed.", error);
+  }
+  if (typeof nowMs !== "number" || !Number.isFinite(nowMs)) return fail("INTERNAL_ERROR", "The server's clock gave no time.");
+
+  // 1. All four headers present and non-empty.
+  const names = [SIGNATURE_HEADERS.appKey, SIGNATURE_HEADERS.timestamp, SIGNATURE_HEADERS.nonce, SIGNATURE_HEADERS.sign];
+  const values = names.map((name) => readHeader(headers, name));
+  const missing = names.filter((_, i) => (values[i] ?? "").trim() === "");
+  if (missing.length > 0) {
+    const which = missing.length === 1 ? `header ${missing[0]} is` : `headers ${missing.join(", ")} are`;
+    return fail("SIGNATURE_HEADER_MISSING", `Signature ${which} missing or empty; every signed request carries X-App-Key, X-Timestamp, X-Nonce and X-Sign.`);
+  }
+  const [appKey, timestampText, nonce, signText] = values as [string, string, string, string];
+
+  // 2-4. Formats, before anything costs a lookup or an HMAC.
+  const timestampIssue = timestampProblem(timestampText);
+  if (timestampIssue) return fail("TIMESTAMP_MALFORMED", timestampIssue);
+  const nonceIssue = nonceProblem(nonce);
+  if (nonceIssue) return fail("NONCE_MALFORMED", nonceIssue);
+  const signIssue = signProblem(signText);
+  if (signIssue) return fail("SIGNATURE_MALFORMED", signIssue);
+
+  // 5. The app and its currently valid secrets.
+  let secrets: unknown;
+  try {
+    secrets = await secretsFor(appKey);
+  } catch (error) {
+    return fail("INTERNAL_ERROR", "The server could not look up the app key.", error);
+  }
+  if (secrets !== undefined && !Array.isArray(secrets)) {
+    return fail("INTERNAL_ERROR", "The server's secret lookup returned something other than a list of secrets.");
+  }
+  const usable = (secrets ?? []).map((secret, index) => ({ secret: secret as unknown, index }))
+    .filter((entry): entry is { secret: string; index: number } => typeof entry.secret === "string" && entry.secret !== "");
+  if (usable.length === 0) {
+    return fail("APP_KEY_UNKNOWN", `X-App-Key ${quoteForMessage(appKey)} is not a known application, or the application is disabled.`);
+  }
+
+  // 6. Freshness, both directions, in whole seconds as the timestamp is.
+  const timestamp = Number(timestampText);
+  const serverSeconds = Math.floor(nowMs / 1000);
+  const skew = timestamp - serverSeconds;
+  if (Math.abs(skew) > windowSeconds) {
+    const direction = skew > 0 ? "ahead of" : "behind";
+    return fail(
+      "TIMESTAMP_OUT_OF_WINDOW",
+      `X-Timestamp ${timestampText} is ${Math.abs(skew)} s ${direction} the server's clock (${serverSeconds}); ` +
+        `the allowed difference is ${windowSeconds} s either way. Check the client's clock and sign each request when it is sent.`,
+    );
+  }
+
+  // 7. The signature, in constant time, against every valid secret (rotation).
+  const given = Buffer.from(signText, "base64");
+  const bodyBytes = toBodyBytes(body);
+  let secretIndex = -1;
+  for (const { secret, index } of usable) {
+    const expected = hmacSha256(secret, appKey + timestampText + nonce, bodyBytes);
+    if (expected.length === given.length && timingSafeEqual(expected, given) && secretIndex < 0) secretIndex = index;
+  }
+  if (secretIndex < 0) {
+    return fail(
+      "SIGNATURE_MISMATCH",
+      `X-Sign does not match HMAC-SHA256 of X-App-Key + X-Timestamp + X-Nonce + body (${bodyBytes.length} body bytes, no separators) ` +
+        "under any valid secret of the app. Check the field order, that the body is signed exactly as sent, and the secret.",
+    );
+  }
+
+  // 8. The nonce, last. It must stay remembered as long as this timestamp is accepted: until
+  //    the server clock passes timestamp + window (whole seconds, so up to the end of that second).
+  const expiresAtMs = (timestamp + windowSeconds + 1) * 1000;
+  let use: unknown;
+  try {
+    use = await nonceStore.useOnce(appKey, nonce, expiresAtMs, nowMs);
+  } catch (error) {
+    return fail("INTERNAL_ERROR", "The server could not record the nonce.", error);
+  }
+  if (use === "reused") {
+    return fail(
+      "NONCE_REUSED",
+      `X-Nonce ${quoteForMessage(nonce)} was already used by this app key within the last ${windowSeconds} s; ` +
+        "use a new nonce for every request, retries included.",
+    );
+  }
+  if (use === "full") {
+    return fail(
+      "RATE_LIMITED",
+      "Too many signed requests within the timestamp window: the server cannot remember more nonces " +
+        "and refuses rather than risk a replay. Retry in a few seconds.",
+    );
+  }
+  if (use !== "fresh") return fail("INTERNAL_ERROR", "The server's nonce store gave an unexpected answer.");
+  return { ok: true, appKey, timestamp, nonce, secretIndex };
+}
