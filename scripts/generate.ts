@@ -7,6 +7,7 @@ import { stringify } from "yaml";
 import { bundleSpec } from "./lib/bundle.js";
 import { errorCodesModule, specErrorFiles } from "./lib/error-artifacts.js";
 import { readErrorRegistry } from "./lib/error-registry.js";
+import { operationsModule } from "./lib/operations.js";
 import { typesFor } from "./lib/types.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -47,6 +48,8 @@ for (const name of SPECS) {
   emit(`generated/${name}.openapi.json`, JSON.stringify(bundled, null, 2) + "\n");
   emit(`generated/${name}.openapi.yaml`, YAML_HEADER + stringify(bundled, { lineWidth: 0 }));
   emit(`generated/${name}.ts`, await typesFor(bundled, TS_HEADER));
+  const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  emit(`generated/${name}.operations.ts`, operationsModule(bundled, `${camel}Operations`, TS_HEADER));
 }
 
 if (stale.length > 0) fail();
