@@ -1,2 +1,7 @@
 // The list of `mop` subcommands. Each module is imported only when its command runs.
 import { registerSubcommand } from "./main.js";
+
+registerSubcommand("sign", {
+  summary: "print the four signature headers for a request (--curl for a ready curl command)",
+  load: async () => (await import("./sign.js")).signCommand,
+});

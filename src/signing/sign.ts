@@ -20,13 +20,16 @@ export interface SignInput {
   body?: SigningBody;
 }
 
-/** The four signature headers of one request. */
-export interface SignedRequestHeaders {
+/**
+ * The four signature headers of one request. A type alias, not an interface, so it fits
+ * Record<string, string> (fetch's HeadersInit, verifySignedRequest's headers) as is.
+ */
+export type SignedRequestHeaders = {
   "X-App-Key": string;
   "X-Timestamp": string;
   "X-Nonce": string;
   "X-Sign": string;
-}
+};
 
 export interface SignRequestInput {
   appKey: string;

@@ -97,9 +97,14 @@ function isSigningBody(body: unknown): body is SigningBody {
 export async function verifySignedRequest(input: VerifySignedRequestInput): Promise<SignatureVerification> {
   // Mistakes of the integrating server come first: they would otherwise show up as a
   // confusing signature mismatch on every request.
-  const { headers, body, secretsFor, nonceStore = defaultNonceStore(), windowSeconds = DEFAULT_WINDOW_SECONDS } =
-    (typeof input === "object" && input !== null ? input : {}) as Partial<VerifySignedRequestInput>;
-  const now = input?.now ?? Date.now;
+  const {
+    headers,
+    body,
+    secretsFor,
+    now = Date.now,
+    nonceStore = defaultNonceStore(),
+    windowSeconds = DEFAULT_WINDOW_SECONDS,
+  } = (typeof input === "object" && input !== null ? input : {}) as Partial<VerifySignedRequestInput>;
   if (!isSigningBody(body)) {
     return fail("INTERNAL_ERROR", "The server passed a parsed body to the signature check; it needs the raw body bytes as received.");
   }

@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import {
+  createMemoryNonceStore,
+  SigningInputError,
+  signRequestHeaders,
+  verifySignedRequest,
+  type NonceUse,
+  type VerifySignedRequestInput,
+} from "../../src/signing/index.js";
+
+const S = 1000; // ms per second
+const t0 = 1_718_870_400_000;
+
+describe("memory nonce store", () => {
+  type Step = [appKey: string, nonce: string, expiresAtMs: number, nowMs: number];
+  it.each<[string, { given: { capacity?: number; steps: Step[] }; want: NonceUse[] }]>([
+    ["answers fresh once, then reused until the expiry", { given: { steps: [["app", "nonce-0001", t0 + 600 * S, t0], ["app", "nonce-0001", t0 + 600 * S, t0 + 599 * S]] }, want: ["fresh", "reused"] }],
+    ["keeps nonces per app key", { given: { steps: [["app-a", "nonce-0001", t0 + 600 * S, t0], ["app-b", "nonce-0001", t0 + 600 * S, t0]] }, want: ["fresh", "fresh"] }],
+    ["does not confuse app key and nonce boundaries", { given: { steps: [["ab", "cdefghij", t0 + 600 * S, t0], ["a", "bcdefghij", t0 + 600 * S, t0]] }, want: ["fresh", "fresh"] }],
+    ["forgets a nonce once it has expired", { given: { steps: [["app", "nonce-0001", t0 + 10 * S, t0], ["app", "nonce-0001", t0 + 20 * S, t0 + 10 * S]] }, want: ["fresh", "fresh"] }],
+    [
+      "answers full at capacity rather than evicting an unexpired nonce",
+      { given: { capacity: 2, steps: [["app", "nonce-0001", t0 + 600 * S, t0], ["app", "nonce-0002", t0 + 600 * S, t0], ["app", "nonce-0003", t0 + 600 * S, t0], ["app", "nonce-0001", t0 + 600 * S, t0]] }, want: ["fresh", "fresh", "full", "reused"] },
+    ],
+    ["records nothing for an already expired nonce", { given: { capacity: 1, steps: [["app", "nonce-0001", t0, t0], ["app", "nonce-0002", t0 + S, t0]] }, want: ["fresh", "fresh"] }],
+  ])("%s", (_name, { given, want }) => {
+    const store = createMemoryNonceStore(given.capacity === undefined ? {} : { capacity: given.capacity });
+    expect(given.steps.map((step) => store.useOnce(...step))).toEqual(want);
+  });
+
+  it("frees capacity as the clock moves past expiries", () => {
+    const store = createMemoryNonceStore({ capacity: 3 });
+    for (const nonce of ["nonce-0001", "nonce-0002", "nonce-0003"]) expect(store.useOnce("app", nonce, t0 + S, t0)).toBe("fresh");
+    expect(store.useOnce("app", "nonce-0004", t0 + 600 * S, t0 + 500)).toBe("full");
+    expect(store.size).toBe(3);
+    // Expired entries are dropped once their one-second bucket has passed.
+    expect(store.useOnce("app", "nonce-0004", t0 + 600 * S, t0 + 2 * S)).toBe("fresh");
+    expect(store.size).toBe(1);
+  });
+
+  it("prunes an early expiry stored after a later one (expiries are not in arrival order)", () => {
+    const store = createMemoryNonceStore();
+    store.useOnce("app", "late-expiry", t0 + 601 * S, t0); // timestamp 300 s ahead
+    store.useOnce("app", "early-expiry", t0 + S, t0); // timestamp 300 s behind
+    expect(store.size).toBe(2);
+    store.prune(t0 + 3 * S);
+    expect(store.size).toBe(1);
+    expect(store.useOnce("app", "late-expiry", t0 + 601 * S, t0 + 3 * S)).toBe("reused");
+  });
+
+  it("still prunes entries stored after the clock stepped back", () => {
+    const store = createMemoryNonceStore();
+    store.useOnce("app", "nonce-0001", t0 + 10 * S, t0);
+    store.prune(t0 + 20 * S);
+    expect(store.size).toBe(0);
+    store.useOnce("app", "nonce-0002", t0 - 50 * S, t0 - 100 * S); // clock went back 120 s
+    expect(store.size).toBe(1);
+    store.prune(t0 + 30 * S);
+    expect(store.size).toBe(0);
+  });
+
+  it("empties after a large clock jump without walking every second", () => {
+    const store = createMemoryNonceStore();
+    for (let i = 0; i < 1000; i++) store.useOnce("app", `nonce-${i}-xxxx`, t0 + (i % 600) * S + S, t0);
+    const started = performance.now();
+    store.prune(t0 + 10 * 365 * 86_400 * S);
+    expect(store.size).toBe(0);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it("stays bounded under steady traffic with skewed timestamps", () => {
+    const capacity = 1000;
+    const store = createMemoryNonceStore({ capacity });
+    const windowMs = 30 * S;
+    let maxSize = 0;
+    // 20 requests per second for 1000 s; client clocks off by up to ±30 s.
+    for (let i = 0; i < 20_000; i++) {
+      const nowMs = t0 + i * 50;
+      const skewMs = ((i * 7919) % 61) * S - windowMs;
+      const answer = store.useOnce("app", `n-${i.toString(36).padStart(8, "0")}`, nowMs + skewMs + windowMs + S, nowMs);
+      expect(answer).toBe("fresh");
+      maxSize = Math.max(maxSize, store.size);
+    }
+    // Steady state is rate x mean lifetime (20/s x about 31 s), plus up to one bucket of
+    // expired entries: far below what 20 000 unpruned nonces would take.
+    expect(maxSize).toBeLessThanOrEqual(20 * 34);
+    expect(maxSize).toBeLessThan(capacity);
+  });
+
+  it.each<[string, { given: Parameters<typeof createMemoryNonceStore>[0]; want: RegExp }]>([
+    ["refuses a zero capacity", { given: { capacity: 0 }, want: /capacity must be a positive whole number/ }],
+    ["refuses a fractional capacity", { given: { capacity: 1.5 }, want: /capacity/ }],
+    ["refuses a zero bucket width", { given: { bucketMs: 0 }, want: /bucketMs/ }],
+  ])("%s", (_name, { given, want }) => {
+    expect(() => createMemoryNonceStore(given)).toThrow(SigningInputError);
+    expect(() => createMemoryNonceStore(given)).toThrow(want);
+  });
+
+  it("refuses a non-finite time with SigningInputError", () => {
+    const store = createMemoryNonceStore();
+    expect(() => store.useOnce("app", "nonce-0001", Number.NaN, t0)).toThrow(SigningInputError);
+    expect(() => store.useOnce("app", "nonce-0001", t0 + S, Number.POSITIVE_INFINITY)).toThrow(SigningInputError);
+  });
+});
+
+describe("replay protection in verifySignedRequest", () => {
+  const T = 1718870400;
+  const body = '{"merchantId":10001}';
+  const secrets: Record<string, string[]> = { "demo-app-key": ["demo-app-secret-0123456789"], "other-app-key": ["other-app-secret-0000"] };
+  const request = (appKey: string, nonce: string, timestamp = T) =>
+    signRequestHeaders({ appKey, appSecret: secrets[appKey]?.[0] ?? "", body, timestamp, nonce });
+  const check = (headers: Record<string, string>, nowSeconds: number, extra: Partial<VerifySignedRequestInput>) =>
+    verifySignedRequest({ headers, body, secretsFor: (key) => secrets[key], now: () => nowSeconds * 1000, ...extra });
+
+  it("refuses a nonce reused by the same app key within the window", async () => {
+    const nonceStore = createMemoryNonceStore();
+    const headers = request("demo-app-key", "replay-nonce-1");
+    expect(await check(headers, T, { nonceStore })).toMatchObject({ ok: true });
+    const replay = await check(headers, T + 300, { nonceStore });
+    expect(replay).toMatchObject({ ok: false, code: 100005, name: "NONCE_REUSED", httpStatus: 401 });
+    expect(replay.ok === false && replay.message).toMatch(/"replay-nonce-1" was already used by this app key/);
+  });
+
+  it("refuses a replay after the window by its timestamp", async () => {
+    const nonceStore = createMemoryNonceStore();
+    const headers = request("demo-app-key", "replay-nonce-2");
+    await check(headers, T, { nonceStore });
+    expect(await check(headers, T + 301, { nonceStore })).toMatchObject({ ok: false, code: 100004 });
+  });
+
+  it("remembers a nonce for as long as its timestamp is accepted, even one signed 300 s ahead", async () => {
+    const nonceStore = createMemoryNonceStore();
+    const headers = request("demo-app-key", "ahead-nonce-1", T + 300);
+    expect(await check(headers, T, { nonceStore })).toMatchObject({ ok: true });
+    // The timestamp stays acceptable until the server clock reaches T + 600 (and its last millisecond).
+    const late = await verifySignedRequest({ headers, body, secretsFor: (key) => secrets[key], now: () => (T + 600) * 1000 + 999, nonceStore });
+    expect(late).toMatchObject({ ok: false, code: 100005 });
+  });
+
+  it("accepts the same nonce from another app key", async () => {
+    const nonceStore = createMemoryNonceStore();
+    expect(await check(request("demo-app-key", "shared-nonce-1"), T, { nonceStore })).toMatchObject({ ok: true });
+    expect(await check(request("other-app-key", "shared-nonce-1"), T, { nonceStore })).toMatchObject({ ok: true, appKey: "other-app-key" });
+  });
+
+  it.each<[string, { given: Record<string, string>; want: number }]>([
+    ["a forged signature", { given: { "X-Sign": "A".repeat(43) + "=" }, want: 100003 }],
+    ["an expired timestamp", { given: { "X-Timestamp": String(T - 1000) }, want: 100004 }],
+    ["an unknown app key", { given: { "X-App-Key": "nobody" }, want: 100002 }],
+  ])("does not burn the nonce of a request refused for %s", async (_name, { given, want }) => {
+    const nonceStore = createMemoryNonceStore();
+    const genuine = request("demo-app-key", "victim-nonce-1");
+    expect(await check({ ...genuine, ...given }, T, { nonceStore })).toMatchObject({ ok: false, code: want });
+    expect(nonceStore.size).toBe(0);
+    expect(await check(genuine, T, { nonceStore })).toMatchObject({ ok: true });
+  });
+
+  it("answers RATE_LIMITED when the store is full, and recovers as nonces expire", async () => {
+    const nonceStore = createMemoryNonceStore({ capacity: 2 });
+    expect(await check(request("demo-app-key", "full-nonce-1"), T, { nonceStore })).toMatchObject({ ok: true });
+    expect(await check(request("demo-app-key", "full-nonce-2"), T, { nonceStore })).toMatchObject({ ok: true });
+    const refused = await check(request("demo-app-key", "full-nonce-3"), T, { nonceStore });
+    expect(refused).toMatchObject({ ok: false, code: 100006, name: "RATE_LIMITED", httpStatus: 429 });
+    expect(refused.ok === false && refused.message).toMatch(/cannot remember more nonces/);
+    // The first two were remembered until T + 301; a request signed later gets through.
+    expect(await check(request("demo-app-key", "full-nonce-3", T + 302), T + 302, { nonceStore })).toMatchObject({ ok: true });
+  });
+
+  it("uses a process-wide memory store when none is given", async () => {
+    const headers = request("demo-app-key", "default-store-nonce");
+    expect(await check(headers, T, {})).toMatchObject({ ok: true });
+    expect(await check(headers, T, {})).toMatchObject({ ok: false, code: 100005 });
+  });
+});
