@@ -5,7 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 import { bundleSpec } from "./lib/bundle.js";
-import { errorCodesModule, specErrorFiles } from "./lib/error-artifacts.js";
+import { errorCodesModule, errorsMarkdown, specErrorFiles } from "./lib/error-artifacts.js";
 import { readErrorRegistry } from "./lib/error-registry.js";
 import { operationsModule } from "./lib/operations.js";
 import { typesFor } from "./lib/types.js";
@@ -35,6 +35,7 @@ function emit(relPath: string, content: string): void {
 const registry = readErrorRegistry(join(root, "openapi/errors.yaml"));
 for (const [rel, content] of specErrorFiles(registry)) emit(join("openapi", rel), content);
 emit("generated/error-codes.ts", errorCodesModule(registry));
+emit("docs/errors.md", errorsMarkdown(registry));
 
 if (check && stale.length > 0) {
   // Bundling reads openapi/ from disk, so stop before comparing bundles built from stale parts.

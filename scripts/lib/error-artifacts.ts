@@ -131,3 +131,48 @@ export function errorCodesModule(registry: ErrorRegistry): string {
     "",
   ].join("\n");
 }
+
+/** docs/errors.md: the registry as tables, with the HTTP mapping and how the client surfaces errors. */
+export function errorsMarkdown(registry: ErrorRegistry): string {
+  const table = (entries: ErrorEntry[]) =>
+    [
+      "| Code | Name | HTTP | Meaning | Where | Source |",
+      "|---|---|---|---|---|---|",
+      ...entries.map(
+        (e) =>
+          `| ${e.code} | \`${e.name}\` | ${e.http} | ${e.meaning} | ${Array.isArray(e.appliesTo) ? (e.appliesTo.length ? e.appliesTo.map((op) => `\`${op}\``).join(", ") : "sandbox control API") : e.appliesTo === "all-signed" ? "every signed operation" : e.appliesTo} | ${e.source} |`,
+      ),
+    ].join("\n");
+  return [
+    "<!-- Generated from openapi/errors.yaml by scripts/generate.ts. Do not edit: change the registry and run npm run generate. -->",
+    "# Errors",
+    "",
+    "Every answer carries an envelope. On the signed interface (`/open-api`) success is",
+    "`{\"code\": 0, \"msg\": \"success\", \"data\": …}`; on the key-based interface (`/v1`) it is",
+    "`{\"code\": 200, \"message\": \"success\", \"data\": …}`. A failure carries one of the codes below",
+    "and `data: null`; the message names the field or header at fault and the rule it breaks.",
+    "",
+    "The envelope code is authoritative. The sandbox also answers with the HTTP status in the",
+    "table (200 success, 400 validation, 401 signature/authentication, 403 permission, 404",
+    "unknown resource, 405 method, 409 state or idempotency conflict, 413 body too large, 415",
+    "content type, 429 rate limit, 500 internal). A server may answer errors with HTTP 200; the",
+    "conformance checker accepts that unless run with `--strict-http`.",
+    "",
+    "The typed client turns a failure into an `ApiError` with `code`, `message`, `httpStatus`,",
+    "`operationId` and the registry entry (`name`, `meaning`); `generated/error-codes.ts` exports",
+    "the same table as `SignedErrors` / `KeyedErrors` for `switch` statements.",
+    "",
+    "## Signed interface",
+    "",
+    "Ranges: 1xxxxx authentication, permission, validation; 2xxxxx merchant, store, customer;",
+    "3xxxxx order; 4xxxxx payment; 5xxxxx member card. `source: document` codes come from the",
+    "source document unchanged; `designed` ones fill its gaps.",
+    "",
+    table(registry.signed),
+    "",
+    "## Key-based interface",
+    "",
+    table(registry.keyed),
+    "",
+  ].join("\n");
+}
