@@ -5,3 +5,8 @@ registerSubcommand("sign", {
   summary: "print the four signature headers for a request (--curl for a ready curl command)",
   load: async () => (await import("./sign.js")).signCommand,
 });
+
+registerSubcommand("check", {
+  summary: "run the conformance checks against a live server",
+  load: async () => (await import("./check.js")).checkCommand,
+});

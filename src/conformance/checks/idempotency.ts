@@ -1,0 +1,52 @@
+// idempotency.*: outTradeNo is the idempotency key of cashier creation (DESIGN item 7).
+import { SignedErrors } from "../../../generated/error-codes.js";
+import { CheckFailure, type Check } from "../check.js";
+
+const RULE = "source: Payment trade input, outTradeNo \"idempotency key; globally unique\"; DESIGN item 7";
+type Session = { tradeNo: string; cashierUrl: string };
+
+export const idempotencyChecks: Check[] = [
+  {
+    name: "idempotency.same-parameters",
+    tags: ["idempotency", "signed"],
+    purpose: "repeating a cashier creation with the same outTradeNo and parameters answers the same tradeNo and cashierUrl",
+    rule: RULE,
+    needs: ["signed"],
+    async run(ctx) {
+      const body = await ctx.resources.cashierBody({ attach: "same" });
+      const first = ctx.expectSuccess(await ctx.signed("createCashierSession", { body }), RULE) as Session;
+      const again = await ctx.signed("createCashierSession", { body });
+      const second = ctx.expectSuccess(again, RULE) as Session;
+      if (second.tradeNo !== first.tradeNo || second.cashierUrl !== first.cashierUrl) {
+        throw new CheckFailure({ message: `the repeat answered tradeNo ${second.tradeNo}, the first ${first.tradeNo}`, expected: "the original tradeNo and cashierUrl", rule: RULE, exchange: again.exchange });
+      }
+    },
+  },
+  {
+    name: "idempotency.different-parameters",
+    tags: ["idempotency", "signed"],
+    purpose: "the same outTradeNo with another amount is refused with 400002",
+    rule: RULE,
+    needs: ["signed"],
+    async run(ctx) {
+      const body = await ctx.resources.cashierBody();
+      ctx.expectSuccess(await ctx.signed("createCashierSession", { body }), RULE);
+      ctx.expectRefused(await ctx.signed("createCashierSession", { body: { ...body, totalAmount: 200 } }), SignedErrors.OUT_TRADE_NO_CONFLICT.code, RULE, "a reused outTradeNo with another totalAmount");
+    },
+  },
+  {
+    name: "idempotency.parallel",
+    tags: ["idempotency", "signed"],
+    purpose: "parallel duplicate cashier creations make one trade: every answer has the same tradeNo",
+    rule: RULE,
+    needs: ["signed"],
+    async run(ctx) {
+      const body = await ctx.resources.cashierBody();
+      const answers = await Promise.all(Array.from({ length: 8 }, () => ctx.signed("createCashierSession", { body })));
+      const tradeNos = new Set(answers.map((answer) => (ctx.expectSuccess(answer, RULE) as Session).tradeNo));
+      if (tradeNos.size !== 1) {
+        throw new CheckFailure({ message: `8 parallel creations with one outTradeNo made ${tradeNos.size} trades: ${[...tradeNos].join(", ")}`, expected: "one tradeNo", rule: RULE, exchange: answers[1]!.exchange });
+      }
+    },
+  },
+];

@@ -1,0 +1,23 @@
+// Every check, in the order they are reported.
+import type { Check } from "../check.js";
+import { callbackChecks } from "./callbacks.js";
+import { idempotencyChecks } from "./idempotency.js";
+import { int64Checks } from "./int64.js";
+import { keyedChecks } from "./keyed.js";
+import { permissionChecks } from "./permissions.js";
+import { responseChecks } from "./responses.js";
+import { signatureChecks } from "./signature.js";
+import { stateChecks } from "./state.js";
+import { validationChecks } from "./validation.js";
+
+export const ALL_CHECKS: readonly Check[] = [
+  ...responseChecks,
+  ...signatureChecks,
+  ...validationChecks,
+  ...idempotencyChecks,
+  ...stateChecks,
+  ...permissionChecks,
+  ...int64Checks,
+  ...callbackChecks,
+  ...keyedChecks,
+];

@@ -1,0 +1,70 @@
+// signature.*: the server refuses every kind of bad signature with its registry code, and
+// accepts a correct one whose body has non-ASCII text.
+import { SignedErrors } from "../../../generated/error-codes.js";
+import { randomUUID } from "node:crypto";
+import { sign } from "../../signing/index.js";
+import type { Check } from "../check.js";
+import type { CheckContext } from "../context.js";
+import type { SignatureTamper } from "../requests.js";
+
+const RULE = "source: Authentication, signature rules 1-6; DESIGN item 6; docs/signing.md";
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** A GET (empty body) and a POST (JSON body) must both be refused. */
+async function expectBothRefused(ctx: CheckContext, tamper: () => SignatureTamper, code: number, why: string): Promise<void> {
+  const merchantId = await ctx.resources.merchantId();
+  ctx.expectRefused(await ctx.signed("listStores", { query: { merchantId }, tamper: tamper() }), code, RULE, `a GET with ${why}`);
+  ctx.expectRefused(await ctx.signed("syncCustomer", { body: { openUserId: ctx.resources.unique("sig") }, tamper: tamper() }), code, RULE, `a POST with ${why}`);
+}
+
+function check(name: string, purpose: string, run: Check["run"]): Check {
+  return { name: `signature.${name}`, tags: ["signature", "signed"], purpose, rule: RULE, needs: ["signed"], run };
+}
+
+export const signatureChecks: Check[] = [
+  check("missing-header", "a request without any one of the four signature headers is refused with 100001", async (ctx) => {
+    for (const header of ["X-App-Key", "X-Timestamp", "X-Nonce", "X-Sign"] as const) {
+      await expectBothRefused(ctx, () => ({ omitHeader: header }), SignedErrors.SIGNATURE_HEADER_MISSING.code, `no ${header} header`);
+    }
+  }),
+  check("unknown-app-key", "an unknown X-App-Key is refused with 100002", (ctx) =>
+    expectBothRefused(ctx, () => ({ appKey: `mop-check-unknown-${ctx.runId}` }), SignedErrors.APP_KEY_UNKNOWN.code, "an unknown app key"),
+  ),
+  check("hex-signature", "a hexadecimal X-Sign is refused with 100012 (rule 4: Base64)", (ctx) =>
+    expectBothRefused(ctx, () => ({ sign: ({ hex }) => hex }), SignedErrors.SIGNATURE_MALFORMED.code, "a hex signature"),
+  ),
+  check("millisecond-timestamp", "a 13-digit millisecond X-Timestamp is refused with 100010", (ctx) =>
+    expectBothRefused(ctx, () => ({ timestamp: String(Date.now()) }), SignedErrors.TIMESTAMP_MALFORMED.code, "a millisecond timestamp"),
+  ),
+  check("stale-timestamp", "a timestamp 301 s in the past is refused with 100004", (ctx) =>
+    expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() - 301) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, "a timestamp 301 s old"),
+  ),
+  check("future-timestamp", "a timestamp 301 s in the future is refused with 100004", (ctx) =>
+    expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() + 301) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, "a timestamp 301 s ahead"),
+  ),
+  check("reused-nonce", "a nonce used once is refused the second time with 100005", async (ctx) => {
+    const merchantId = await ctx.resources.merchantId();
+    const nonce = `chk${randomUUID().replace(/-/g, "")}`;
+    ctx.expectSuccess(await ctx.signed("listStores", { query: { merchantId }, tamper: { nonce } }), RULE);
+    ctx.expectRefused(await ctx.signed("listStores", { query: { merchantId }, tamper: { nonce } }), SignedErrors.NONCE_REUSED.code, RULE, "a reused nonce");
+  }),
+  check("tampered-body", "a body changed after signing is refused with 100003 (rule 2)", async (ctx) => {
+    const openUserId = ctx.resources.unique("tamper");
+    const signedBody = JSON.stringify({ openUserId: `${openUserId}-original` });
+    ctx.expectRefused(await ctx.signed("syncCustomer", { body: { openUserId }, tamper: { signedBody } }), SignedErrors.SIGNATURE_MISMATCH.code, RULE, "a tampered body");
+  }),
+  check("wrong-secret", "a request signed with another secret is refused with 100003 (rule 3)", (ctx) =>
+    expectBothRefused(ctx, () => ({ secret: `${ctx.options.appSecret}-wrong` }), SignedErrors.SIGNATURE_MISMATCH.code, "a signature under a wrong secret"),
+  ),
+  check("separators", "a signature over fields joined with separators is refused with 100003 (rule 1)", async (ctx) => {
+    const merchantId = await ctx.resources.merchantId();
+    const timestamp = String(nowSeconds());
+    const nonce = `chk${randomUUID().replace(/-/g, "")}`;
+    // The faulty client signs "appKey&timestamp&nonce" but sends the plain headers.
+    const wrong = sign({ appKey: `${ctx.options.appKey}&`, appSecret: ctx.options.appSecret, timestamp: `${timestamp}&`, nonce, body: "" });
+    ctx.expectRefused(await ctx.signed("listStores", { query: { merchantId }, tamper: { timestamp, nonce, sign: () => wrong } }), SignedErrors.SIGNATURE_MISMATCH.code, RULE, "a signature over separated fields");
+  }),
+  check("non-ascii-body", "a correctly signed body with Chinese text and an emoji is accepted (UTF-8)", async (ctx) => {
+    ctx.expectSuccess(await ctx.signed("syncCustomer", { body: { openUserId: ctx.resources.unique("utf8"), nickname: "张三 🍵 Zoë" } }), RULE);
+  }),
+];

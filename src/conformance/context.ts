@@ -1,0 +1,98 @@
+// What every check gets: the server's coordinates, the contract, a way to call operations
+// and judge the answers, shared resources created on demand, and the optional extras
+// (sandbox control API, callback receiver).
+import { CheckFailure, CheckSkipped } from "./check.js";
+import type { CallbackReceiver } from "./receiver.js";
+import type { ControlApi } from "./control.js";
+import type { ConformanceHttp, Exchange } from "./http.js";
+import { judgeAnswer, type Variant, type Verdict } from "./judge.js";
+import { bearerRequest, bodyText, buildUrl, signedRequest, type RequestInput } from "./requests.js";
+import type { SpecSchemas } from "./spec.js";
+import type { ResolvedOptions } from "./options.js";
+import type { SharedResources } from "./resources.js";
+
+export interface Answer {
+  exchange: Exchange;
+  verdict: Verdict;
+}
+
+export class CheckContext {
+  resources!: SharedResources;
+
+  constructor(
+    readonly options: ResolvedOptions,
+    readonly http: ConformanceHttp,
+    readonly schemas: Record<Variant, SpecSchemas>,
+    readonly control: ControlApi | undefined,
+    readonly receiver: CallbackReceiver | undefined,
+    /** Unique per run, so that what the checker creates never collides with other data. */
+    readonly runId: string,
+  ) {}
+
+  /** Sends a signed request for an operation of the signed spec (optionally broken on purpose). */
+  async signed(operationId: string, input: RequestInput = {}): Promise<Answer> {
+    const operation = this.schemas.signed.operation(operationId);
+    const url = buildUrl(this.options.baseUrl + this.options.basePath, operation.path, input);
+    const exchange = await this.http.send(signedRequest(operation.method, url, bodyText(input.body), this.options, input.tamper));
+    return { exchange, verdict: judgeAnswer(this.schemas.signed, "signed", operationId, exchange, this.options.strictHttp) };
+  }
+
+  /** Sends a request of the key-based spec; apiKey undefined sends no Authorization header. */
+  async keyed(operationId: string, input: RequestInput & { apiKey?: string | null } = {}): Promise<Answer> {
+    const operation = this.schemas.keyed.operation(operationId);
+    const url = buildUrl(this.options.baseUrl + "/v1", operation.path, input);
+    const key = input.apiKey === null ? undefined : (input.apiKey ?? this.options.apiKey);
+    const exchange = await this.http.send(bearerRequest(operation.method, url, key));
+    return { exchange, verdict: judgeAnswer(this.schemas.keyed, "keyed", operationId, exchange, this.options.strictHttp) };
+  }
+
+  /** The answer must be a conforming success; returns its data. */
+  expectSuccess(answer: Answer, rule: string): unknown {
+    const { verdict, exchange } = answer;
+    if (!verdict.success || verdict.problems.length > 0) {
+      throw new CheckFailure({
+        message: verdict.success ? `the answer does not conform: ${verdict.problems.join("; ")}` : `the call failed${verdict.code !== undefined ? ` with code ${verdict.code}` : ""}: ${verdict.problems.join("; ") || messageOf(exchange)}`,
+        expected: `a success envelope valid against ${verdict.location ?? "the operation's 200 response"}`,
+        rule,
+        exchange,
+      });
+    }
+    return verdict.data;
+  }
+
+  /** The answer must be a conforming refusal with this envelope code. */
+  expectRefused(answer: Answer, code: number, rule: string, why: string): void {
+    const { verdict, exchange } = answer;
+    if (verdict.success) {
+      throw new CheckFailure({ message: `the server accepted ${why}`, expected: `refusal with code ${code}`, rule, exchange });
+    }
+    if (verdict.code !== code) {
+      throw new CheckFailure({
+        message: `${why} was refused with ${verdict.code === undefined ? "no envelope code" : `code ${verdict.code}`}${verdict.problems.length ? ` (${verdict.problems.join("; ")})` : ""}: ${messageOf(exchange)}`,
+        expected: `refusal with code ${code}`,
+        rule,
+        exchange,
+      });
+    }
+    if (verdict.problems.length > 0) {
+      throw new CheckFailure({ message: `the refusal does not conform: ${verdict.problems.join("; ")}`, expected: `a ${code} error envelope as the spec declares it`, rule, exchange });
+    }
+  }
+
+  requireControl(): ControlApi {
+    if (!this.control) throw new CheckSkipped("the server has no sandbox control API to make a payment happen (run against `mop sandbox`, or pass --control-url)");
+    return this.control;
+  }
+
+  requireReceiver(): CallbackReceiver {
+    if (!this.receiver) throw new CheckSkipped("no callback receiver (pass --notify-url with a public URL forwarding to --receiver-port, or run against `mop sandbox --allow-insecure-notify`)");
+    return this.receiver;
+  }
+}
+
+function messageOf(exchange: Exchange): string {
+  if (!exchange.response) return exchange.error ?? "no answer";
+  const body = exchange.response.json as { msg?: unknown; message?: unknown } | undefined;
+  const message = body?.msg ?? body?.message;
+  return typeof message === "string" ? `"${message}"` : `HTTP ${exchange.response.status}`;
+}

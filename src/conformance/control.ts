@@ -1,0 +1,48 @@
+// The sandbox control API, when the server has one: it lets checks make a payment happen
+// and read callback deliveries. Operations are looked up by operationId in the bundled
+// sandbox-control spec, so paths are never restated here.
+import type { ConformanceHttp } from "./http.js";
+import { buildUrl, bodyText, type ParamValue } from "./requests.js";
+import { loadSpec, SpecSchemas } from "./spec.js";
+
+export class ControlApi {
+  private constructor(
+    private readonly http: ConformanceHttp,
+    private readonly baseUrl: string,
+    private readonly schemas: SpecSchemas,
+  ) {}
+
+  /** Answers a ControlApi when controlUrl serves the sandbox control API, undefined otherwise. */
+  static async probe(http: ConformanceHttp, controlUrl: string): Promise<ControlApi | undefined> {
+    let schemas: SpecSchemas;
+    try {
+      schemas = new SpecSchemas(loadSpec("sandbox-control"), "sandbox-control");
+    } catch {
+      return undefined;
+    }
+    const control = new ControlApi(http, controlUrl.replace(/\/+$/, ""), schemas);
+    try {
+      await control.call("getClock");
+      return control;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async call(operationId: string, pathParams: Record<string, ParamValue> = {}, body?: unknown): Promise<unknown> {
+    const operation = this.schemas.operation(operationId);
+    // The control spec's paths are relative to its server, e.g. /trades/{tradeNo}/pay under /sandbox.
+    const url = buildUrl(this.baseUrl, operation.path, { pathParams });
+    const text = bodyText(body ?? (operation.operation.requestBody?.required ? {} : undefined));
+    const exchange = await this.http.send({ method: operation.method, url, headers: text === undefined ? {} : { "Content-Type": "application/json" }, ...(text !== undefined && { body: text }) });
+    const envelope = exchange.response?.json as { code?: number; msg?: string; data?: unknown } | undefined;
+    if (!exchange.response || envelope?.code !== 0) {
+      throw new Error(`sandbox control ${operationId} failed: ${exchange.error ?? envelope?.msg ?? `HTTP ${exchange.response?.status}`}`);
+    }
+    return envelope.data;
+  }
+
+  payTrade(tradeNo: string): Promise<unknown> {
+    return this.call("payTrade", { tradeNo });
+  }
+}

@@ -1,0 +1,85 @@
+// Options of a conformance run, with defaults and validation.
+export interface ConformanceOptions {
+  /** Service base address, e.g. http://127.0.0.1:4010 (no trailing /open-api). */
+  baseUrl: string;
+  appKey: string;
+  appSecret: string;
+  /** Signed base path: the versioned /open-api/v1 (default) or the unversioned /open-api. */
+  basePath?: "/open-api/v1" | "/open-api";
+  /** Merchants the app is authorised for; the first is used for writes. Discovered when empty. */
+  merchantIds?: string[];
+  /** A merchant that exists but is not authorised for the app, for the 100008 check. */
+  foreignMerchantId?: string;
+  /** API key of the key-based interface; its checks are skipped without it. */
+  apiKey?: string;
+  variants?: Array<"signed" | "keyed">;
+  include?: string[];
+  exclude?: string[];
+  strictHttp?: boolean;
+  concurrency?: number;
+  timeoutMs?: number;
+  /** Requests per second at most (0 = unlimited). */
+  rateLimit?: number;
+  /** Base URL of a sandbox control API; by default {baseUrl}/sandbox is probed. */
+  controlUrl?: string | false;
+  /** Public URL that reaches the checker's callback receiver (for servers that cannot call loopback). */
+  notifyUrl?: string;
+  receiverHost?: string;
+  receiverPort?: number;
+  /** How long to wait for a callback delivery or its retry. */
+  callbackWaitMs?: number;
+  fetch?: typeof fetch;
+}
+
+export interface ResolvedOptions extends Required<Omit<ConformanceOptions, "foreignMerchantId" | "apiKey" | "notifyUrl" | "fetch" | "controlUrl">> {
+  foreignMerchantId: string | undefined;
+  apiKey: string | undefined;
+  notifyUrl: string | undefined;
+  controlUrl: string | false;
+  fetch: typeof fetch | undefined;
+}
+
+export class OptionsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "OptionsError";
+  }
+}
+
+const DIGITS = /^[1-9][0-9]{0,18}$/;
+
+export function resolveOptions(options: ConformanceOptions): ResolvedOptions {
+  if (!options.baseUrl || !/^https?:\/\//.test(options.baseUrl)) throw new OptionsError("--base-url must be an http(s) URL of the service, e.g. http://127.0.0.1:4010");
+  if (!options.appKey) throw new OptionsError("--app-key is required");
+  if (!options.appSecret) throw new OptionsError("--app-secret is required");
+  for (const id of [...(options.merchantIds ?? []), ...(options.foreignMerchantId ? [options.foreignMerchantId] : [])]) {
+    if (!DIGITS.test(id)) throw new OptionsError(`merchant id "${id}" is not a positive integer`);
+  }
+  const concurrency = options.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new OptionsError("--concurrency must be a positive integer");
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  if (!(timeoutMs > 0)) throw new OptionsError("--timeout must be positive");
+  const baseUrl = options.baseUrl.replace(/\/+$/, "").replace(/\/open-api(\/v1)?$/, "");
+  return {
+    baseUrl,
+    appKey: options.appKey,
+    appSecret: options.appSecret,
+    basePath: options.basePath ?? "/open-api/v1",
+    merchantIds: options.merchantIds ?? [],
+    foreignMerchantId: options.foreignMerchantId,
+    apiKey: options.apiKey,
+    variants: options.variants ?? ["signed", "keyed"],
+    include: options.include ?? [],
+    exclude: options.exclude ?? [],
+    strictHttp: options.strictHttp ?? false,
+    concurrency,
+    timeoutMs,
+    rateLimit: options.rateLimit ?? 0,
+    controlUrl: options.controlUrl === undefined ? `${baseUrl}/sandbox` : options.controlUrl,
+    notifyUrl: options.notifyUrl,
+    receiverHost: options.receiverHost ?? "127.0.0.1",
+    receiverPort: options.receiverPort ?? 0,
+    callbackWaitMs: options.callbackWaitMs ?? 20_000,
+    fetch: options.fetch,
+  };
+}

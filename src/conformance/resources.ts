@@ -1,0 +1,100 @@
+// Data the checks share, created on first use and only ever by the checker itself: its own
+// customer, orders and trades. Nothing else on the server is changed.
+import { CheckSkipped } from "./check.js";
+import type { CheckContext } from "./context.js";
+
+type Id = number | bigint;
+const RULE = "createOrder / syncCustomer / createCashierSession (openapi/signed/paths)";
+
+export class SharedResources {
+  private readonly memo = new Map<string, Promise<unknown>>();
+  private sequence = 0;
+
+  constructor(private readonly ctx: CheckContext) {}
+
+  private once<T>(key: string, make: () => Promise<T>): Promise<T> {
+    let promise = this.memo.get(key) as Promise<T> | undefined;
+    if (!promise) {
+      promise = make();
+      this.memo.set(key, promise);
+    }
+    return promise;
+  }
+
+  /** A unique suffix for outTradeNo and other keys the checker invents. */
+  unique(prefix: string): string {
+    this.sequence += 1;
+    return `${prefix}-${this.ctx.runId}-${this.sequence}`;
+  }
+
+  merchantId(): Promise<string> {
+    return this.once("merchant", async () => {
+      const given = this.ctx.options.merchantIds[0];
+      if (given) return given;
+      const answer = await this.ctx.signed("listStores", { query: { pageSize: 100 } });
+      const data = answer.verdict.data as { list?: Array<{ merchantId: Id; status: number }> } | undefined;
+      const store = data?.list?.find((s) => s.status === 0) ?? data?.list?.[0];
+      if (!store) throw new CheckSkipped("no authorised merchant found (pass --merchant-id)");
+      return String(store.merchantId);
+    });
+  }
+
+  appUserId(): Promise<Id> {
+    return this.once("customer", async () => {
+      const data = this.ctx.expectSuccess(await this.ctx.signed("syncCustomer", { body: { openUserId: `mop-check-${this.ctx.runId}`, nickname: "mop check" } }), RULE) as { appUserId: Id };
+      return data.appUserId;
+    });
+  }
+
+  /** A normal store of the merchant, or undefined when it has none. */
+  storeId(): Promise<Id | undefined> {
+    return this.once("store", async () => {
+      const merchantId = await this.merchantId();
+      const data = this.ctx.expectSuccess(await this.ctx.signed("listStores", { query: { merchantId, pageSize: 100 } }), RULE) as { list: Array<{ id: Id; status: number }> };
+      return data.list.find((s) => s.status === 0)?.id;
+    });
+  }
+
+  /** The body of a fresh order: a product purchase, or a voucher purchase (service type). */
+  async orderBody(kind: "product" | "voucher" = "product"): Promise<Record<string, unknown>> {
+    const [merchantId, userId] = await Promise.all([this.merchantId(), this.appUserId()]);
+    return {
+      merchantId: BigInt(merchantId),
+      userId,
+      orderType: kind === "product" ? 1 : 3,
+      remark: "created by mop check",
+      items: [{ itemType: kind === "product" ? 1 : 4, itemId: 1, itemName: kind === "product" ? "mop check item" : "mop check voucher", price: 100, quantity: 2 }],
+    };
+  }
+
+  /** Creates a new order and returns its id exactly as the server sent it. */
+  async newOrder(kind: "product" | "voucher" = "product"): Promise<Id> {
+    return this.ctx.expectSuccess(await this.ctx.signed("createOrder", { body: await this.orderBody(kind) }), RULE) as Id;
+  }
+
+  notifyUrl(): string {
+    return this.ctx.receiver?.url ?? this.ctx.options.notifyUrl ?? "https://example.invalid/mop-check/notify";
+  }
+
+  async cashierBody(patch: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    return {
+      merchantId: BigInt(await this.merchantId()),
+      outTradeNo: this.unique("chk"),
+      totalAmount: 100,
+      subject: "mop check",
+      notifyUrl: this.notifyUrl(),
+      ...patch,
+    };
+  }
+
+  /** A first card template of the merchant, or skip when it has none. */
+  cardTemplate(): Promise<{ id: Id; cardType: number }> {
+    return this.once("template", async () => {
+      const merchantId = await this.merchantId();
+      const data = this.ctx.expectSuccess(await this.ctx.signed("listCardTemplates", { query: { merchantId } }), RULE) as { list: Array<{ id: Id; cardType: number }> };
+      const template = data.list.find((t) => t.cardType !== 0) ?? data.list[0];
+      if (!template) throw new CheckSkipped("the merchant has no card templates");
+      return template;
+    });
+  }
+}

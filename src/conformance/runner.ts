@@ -1,0 +1,113 @@
+// Runs the selected checks against a server and collects their results.
+import { randomBytes } from "node:crypto";
+import { CheckFailure, CheckSkipped, type Check, type CheckResult } from "./check.js";
+import { ALL_CHECKS } from "./checks/index.js";
+import { CheckContext } from "./context.js";
+import { ControlApi } from "./control.js";
+import { ConformanceHttp } from "./http.js";
+import { resolveOptions, type ConformanceOptions, type ResolvedOptions } from "./options.js";
+import { createRateLimiter } from "./rate-limiter.js";
+import { CallbackReceiver } from "./receiver.js";
+import { SharedResources } from "./resources.js";
+import { loadSpec, SpecSchemas } from "./spec.js";
+
+export interface ConformanceReport {
+  target: { baseUrl: string; basePath: string; controlApi: boolean; callbackReceiver: string | undefined };
+  startedAt: string;
+  durationMs: number;
+  results: CheckResult[];
+  counts: { passed: number; failed: number; skipped: number };
+}
+
+export interface RunHooks {
+  onCheckStart?: (check: Check, done: number, total: number) => void;
+  onCheckDone?: (result: CheckResult, done: number, total: number) => void;
+}
+
+/** The server could not be reached at all: a usage or connection problem, not a contract break. */
+export class ConnectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConnectionError";
+  }
+}
+
+export function selectChecks(options: Pick<ResolvedOptions, "include" | "exclude" | "variants">, checks: readonly Check[] = ALL_CHECKS): Check[] {
+  const matches = (check: Check, pattern: string) => check.name === pattern || check.name.startsWith(`${pattern}.`) || check.tags.includes(pattern);
+  return checks.filter(
+    (check) =>
+      (options.include.length === 0 || options.include.some((p) => matches(check, p))) &&
+      !options.exclude.some((p) => matches(check, p)) &&
+      (!check.needs?.includes("signed") || options.variants.includes("signed")) &&
+      (!check.needs?.includes("keyed") || options.variants.includes("keyed")),
+  );
+}
+
+function missingNeed(check: Check, options: ResolvedOptions): string | undefined {
+  if (check.needs?.includes("apiKey") && !options.apiKey) return "no --api-key for the key-based interface";
+  if (check.needs?.includes("foreignMerchant") && !options.foreignMerchantId) return "no --foreign-merchant-id (a merchant not authorised for the app)";
+  return undefined;
+}
+
+export async function runConformance(input: ConformanceOptions, hooks: RunHooks = {}): Promise<ConformanceReport> {
+  const options = resolveOptions(input);
+  const started = Date.now();
+  const http = new ConformanceHttp({ timeoutMs: options.timeoutMs, limiter: createRateLimiter(options.rateLimit), ...(options.fetch && { fetch: options.fetch }) });
+
+  const probe = await http.send({ method: "GET", url: `${options.baseUrl}${options.basePath}/stores`, headers: {} });
+  if (!probe.response) throw new ConnectionError(`cannot reach ${options.baseUrl}${options.basePath}: ${probe.error}`);
+
+  const checks = selectChecks(options);
+  const control = options.controlUrl ? await ControlApi.probe(http, options.controlUrl) : undefined;
+  const wantsReceiver = checks.some((check) => check.needs?.includes("receiver"));
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+  const receiver = wantsReceiver ? await CallbackReceiver.start(options.receiverHost, options.receiverPort, options.notifyUrl, runId) : undefined;
+  const schemas = { signed: new SpecSchemas(loadSpec("signed"), "signed"), keyed: new SpecSchemas(loadSpec("keyed"), "keyed") };
+  const ctx = new CheckContext(options, http, schemas, control, receiver, runId);
+  ctx.resources = new SharedResources(ctx);
+
+  const results: CheckResult[] = new Array(checks.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < checks.length) {
+      const index = next++;
+      const check = checks[index]!;
+      hooks.onCheckStart?.(check, done, checks.length);
+      results[index] = await runOne(check, ctx, options);
+      done += 1;
+      hooks.onCheckDone?.(results[index]!, done, checks.length);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, checks.length) }, worker));
+  } finally {
+    await receiver?.close();
+  }
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  for (const result of results) counts[result.status] += 1;
+  return {
+    target: { baseUrl: options.baseUrl, basePath: options.basePath, controlApi: Boolean(control), callbackReceiver: receiver?.url },
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    results,
+    counts,
+  };
+}
+
+async function runOne(check: Check, ctx: CheckContext, options: ResolvedOptions): Promise<CheckResult> {
+  const base = { name: check.name, tags: check.tags, purpose: check.purpose };
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const missing = missingNeed(check, options);
+  if (missing) return { ...base, status: "skipped", durationMs: 0, reason: missing };
+  try {
+    await check.run(ctx);
+    return { ...base, status: "passed", durationMs: elapsed() };
+  } catch (error) {
+    if (error instanceof CheckSkipped) return { ...base, status: "skipped", durationMs: elapsed(), reason: error.message };
+    if (error instanceof CheckFailure) return { ...base, status: "failed", durationMs: elapsed(), reason: error.message, failure: error.detail };
+    const message = error instanceof Error ? error.message : String(error);
+    return { ...base, status: "failed", durationMs: elapsed(), reason: `the check could not complete: ${message}`, failure: { message, expected: "the check to complete", rule: check.rule } };
+  }
+}
