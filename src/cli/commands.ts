@@ -10,3 +10,8 @@ registerSubcommand("check", {
   summary: "run the conformance checks against a live server",
   load: async () => (await import("./check.js")).checkCommand,
 });
+
+registerSubcommand("proxy", {
+  summary: "validating proxy: checks requests and responses against the contract",
+  load: async () => (await import("./proxy.js")).proxyCommand,
+});

@@ -1,0 +1,48 @@
+// Finds the operation of a request path in a spec: literal paths win over templated ones
+// (/stores/nearby before /stores/{storeId}), as OpenAPI requires.
+import type { SpecSchemas } from "../conformance/spec.js";
+
+export interface RouteMatch {
+  operationId: string;
+  pathParams: Record<string, string>;
+}
+
+interface Route {
+  method: string;
+  regex: RegExp;
+  names: string[];
+  operationId: string;
+  literalSegments: number;
+}
+
+export class RouteTable {
+  private readonly routes: Route[];
+
+  constructor(schemas: SpecSchemas) {
+    this.routes = [...schemas.operations.values()]
+      .map((op) => {
+        const names: string[] = [];
+        const pattern = op.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{(\w+)\\?\}/g, (_m, name: string) => {
+          names.push(name);
+          return "([^/]+)";
+        });
+        return { method: op.method, regex: new RegExp(`^${pattern}$`), names, operationId: op.operationId, literalSegments: op.path.split("/").filter((s) => s && !s.startsWith("{")).length };
+      })
+      .sort((a, b) => b.literalSegments - a.literalSegments);
+  }
+
+  /** The operation for method + path, "method" when only the method is wrong, or undefined. */
+  match(method: string, path: string): RouteMatch | "method" | undefined {
+    let pathKnown = false;
+    for (const route of this.routes) {
+      const found = route.regex.exec(path);
+      if (!found) continue;
+      pathKnown = true;
+      if (route.method !== method.toUpperCase()) continue;
+      const pathParams: Record<string, string> = {};
+      route.names.forEach((name, i) => (pathParams[name] = decodeURIComponent(found[i + 1]!)));
+      return { operationId: route.operationId, pathParams };
+    }
+    return pathKnown ? "method" : undefined;
+  }
+}
