@@ -1,0 +1,112 @@
+// The faults injected in front of the sandbox, each with the checks it must break.
+import { parseJsonLossless, stringifyJson } from "../../src/json/index.js";
+import { verifySignedRequest } from "../../src/signing/index.js";
+import type { Fault, ForwardedRequest, ForwardedResponse } from "./faulty-server.js";
+
+type Json = Record<string, any>;
+
+const path = (request: ForwardedRequest) => new URL(request.url, "http://x").pathname;
+const isOp = (request: ForwardedRequest, method: string, pattern: RegExp) => request.method === method && pattern.test(path(request));
+const json = (text: string): Json => parseJsonLossless(text) as Json;
+const withBody = (request: ForwardedRequest, edit: (body: Json) => void): ForwardedRequest => {
+  const body = json(request.body);
+  edit(body);
+  return { ...request, body: stringifyJson(body)! };
+};
+const editResponse = (response: ForwardedResponse, edit: (body: Json) => void): ForwardedResponse => {
+  const body = json(response.body);
+  edit(body);
+  return { ...response, body: stringifyJson(body)! };
+};
+const success = (data: unknown): ForwardedResponse => ({ status: 200, headers: { "content-type": "application/json" }, body: stringifyJson({ code: 0, msg: "success", data })! });
+const header = (request: ForwardedRequest, name: string) => Object.entries(request.headers).find(([k]) => k.toLowerCase() === name)?.[1];
+const CASHIER = /\/payment\/cashier\/create$/;
+
+export function faultsFor(credentials: { appKey: string; appSecret: string }): Fault[] {
+  const validSignature = async (request: ForwardedRequest) =>
+    (await verifySignedRequest({ headers: request.headers, body: request.body, secretsFor: (key) => (key === credentials.appKey ? [credentials.appSecret] : undefined) })).ok;
+  return [
+    {
+      name: "ignores the timestamp window",
+      breaks: ["signature.stale-timestamp", "signature.future-timestamp"],
+      request: (r, t) => {
+        const ts = Number(header(r, "x-timestamp"));
+        return /^\d{10}$/.test(String(header(r, "x-timestamp"))) && Math.abs(ts - Date.now() / 1000) > 300 ? t.resign(r) : r;
+      },
+    },
+    { name: "accepts a hexadecimal signature", breaks: ["signature.hex-signature"], request: (r, t) => (/^[0-9a-f]{64}$/.test(header(r, "x-sign") ?? "") ? t.resign(r) : r) },
+    { name: "accepts a millisecond timestamp", breaks: ["signature.millisecond-timestamp"], request: (r, t) => (/^\d{13}$/.test(header(r, "x-timestamp") ?? "") ? t.resign(r) : r) },
+    {
+      name: "has no nonce replay protection",
+      breaks: ["signature.reused-nonce"],
+      request: async (r, t) => (header(r, "x-nonce")?.startsWith("chk") && (await validSignature(r)) ? t.resign(r) : r),
+    },
+    {
+      name: "does not sign the body",
+      breaks: ["signature.tampered-body"],
+      request: async (r, t) => (r.body && !(await validSignature(r)) && header(r, "x-app-key") === credentials.appKey && /^\d{10}$/.test(header(r, "x-timestamp") ?? "") && /^[A-Za-z0-9+/]{43}=$/.test(header(r, "x-sign") ?? "") && !r.body.includes("sig-") ? t.resign(r) : r),
+    },
+    { name: "ignores the subject length", breaks: ["validation.subject-length"], request: (r, t) => (isOp(r, "POST", CASHIER) ? t.resign(withBody(r, (b) => (b.subject = [...b.subject].slice(0, 32).join("")))) : r) },
+    {
+      name: "ignores the page-size maximum",
+      breaks: ["validation.merchant-page-size", "validation.store-page-size"],
+      // The query is not signed, so no re-signing is needed.
+      request: (r) => ({ ...r, url: r.url.replace(/pageSize=(\d+)/, (_m, n: string) => `pageSize=${Math.min(Number(n), 100)}`) }),
+    },
+    { name: "accepts an http notifyUrl", breaks: ["validation.notify-url-https"], request: (r, t) => (isOp(r, "POST", CASHIER) && r.body.includes('"notifyUrl":"http://example') ? t.resign(withBody(r, (b) => (b.notifyUrl = b.notifyUrl.replace(/^http:/, "https:")))) : r) },
+    { name: "accepts a zero quantity", breaks: ["validation.order-item-quantity"], request: (r, t) => (isOp(r, "POST", /\/orders$/) && r.body.includes('"quantity":0') ? t.resign(withBody(r, (b) => b.items.forEach((i: Json) => (i.quantity ||= 1)))) : r) },
+    {
+      name: "breaks outTradeNo idempotency",
+      breaks: ["idempotency.same-parameters", "idempotency.different-parameters", "idempotency.parallel"],
+      request: (r, t) => (isOp(r, "POST", CASHIER) ? t.resign(withBody(r, (b) => (b.outTradeNo = `${b.outTradeNo}-${Math.random().toString(36).slice(2, 8)}`))) : r),
+    },
+    {
+      name: "lets a cancelled order be paid",
+      breaks: ["state.pay-requires-pending"],
+      response: (res, r) => (isOp(r, "POST", /\/pay$/) && json(res.body).code === 300002 ? success({ orderId: BigInt(path(r).split("/")[4]!), tradeNo: "1", outTradeNo: `ORDER-${path(r).split("/")[4]}`, cashierUrl: "https://pay.example/1" }) : res),
+    },
+    {
+      name: "refunds an unpaid order",
+      breaks: ["state.refund-requires-paid"],
+      response: (res, r) =>
+        isOp(r, "POST", /\/refund$/) && json(res.body).code === 300004
+          ? success({ refundNo: "1", orderId: BigInt(path(r).split("/")[4]!), merchantId: BigInt(new URL(r.url, "http://x").searchParams.get("merchantId")!), refundAmount: 200, reason: "x", outRefundNo: null, status: "SUCCESS", createTime: "2026-11-22T10:00:00+08:00" })
+          : res,
+    },
+    { name: "sends distance as a string", breaks: ["responses.listNearbyStores"], response: (res, r) => (isOp(r, "GET", /\/stores\/nearby$/) ? editResponse(res, (b) => b.data?.list?.forEach((s: Json) => (s.distance = String(s.distance)))) : res) },
+    { name: "omits openNow from business hours", breaks: ["responses.getStoreBusinessHours"], response: (res, r) => (isOp(r, "GET", /\/business-hours$/) ? editResponse(res, (b) => delete b.data?.openNow) : res) },
+    { name: "adds an undeclared field to store detail", breaks: ["responses.getStore", "responses.listNearbyStores"], response: (res, r) => (isOp(r, "GET", /\/stores\/\d+$/) ? editResponse(res, (b) => b.data && (b.data.rating = 5)) : res) },
+    { name: "answers merchant list as text/plain", breaks: ["responses.listMerchants", "validation.merchant-page-size"], response: (res, r) => (isOp(r, "GET", /\/merchants$/) && r.url.startsWith("/open-api") ? { ...res, headers: { ...res.headers, "content-type": "text/plain" } } : res) },
+    { name: "rounds large ids in order detail", breaks: ["int64.order-id-round-trip"], response: (res, r) => (isOp(r, "GET", /\/orders\/\d+$/) ? { ...res, body: res.body.replace(/"id":(\d+)/, (_m, d: string) => `"id":${BigInt(Number(d))}`) } : res) },
+    { name: "answers an unregistered error code", breaks: ["int64.largest-id"], response: (res) => ({ ...res, body: res.body.replace('"code":300001', '"code":399999') }) },
+    { name: "loses the payment callback", breaks: ["callbacks.payment-succeeded"], request: (r, t) => (isOp(r, "POST", CASHIER) && r.body.includes("Zoë") ? t.resign(withBody(r, (b) => (b.notifyUrl = `${t.url}/relay/void`))) : r), relay: async () => 200 },
+    {
+      name: "alters attach in the callback",
+      breaks: ["callbacks.payment-succeeded"],
+      request: (r, t) => (isOp(r, "POST", CASHIER) && r.body.includes("Zoë") ? t.resign(withBody(r, (b) => (b.notifyUrl = `${t.url}/relay/${encodeURIComponent(b.notifyUrl)}`))) : r),
+      relay: async (delivery, t) => {
+        const original = decodeURIComponent(new URL(delivery.url, "http://x").pathname.slice("/relay/".length));
+        const altered = t.resign(withBody(delivery, (b) => (b.data.attach = b.data.attach.replace("Zoë", "Zoe"))));
+        return (await fetch(original, { method: "POST", headers: altered.headers, body: altered.body })).status;
+      },
+    },
+    {
+      name: "does not retry a refused callback",
+      breaks: ["callbacks.payment-succeeded"],
+      request: (r, t) => (isOp(r, "POST", CASHIER) && r.body.includes("Zoë") ? t.resign(withBody(r, (b) => (b.notifyUrl = `${t.url}/relay/${encodeURIComponent(b.notifyUrl)}`))) : r),
+      relay: (() => {
+        const forwarded = new Set<string>();
+        return async (delivery: ForwardedRequest) => {
+          const id = String(json(delivery.body).id);
+          if (forwarded.has(id)) return 200; // swallow retries: the receiver never sees them
+          forwarded.add(id);
+          const original = decodeURIComponent(new URL(delivery.url, "http://x").pathname.slice("/relay/".length));
+          await fetch(original, { method: "POST", headers: delivery.headers, body: delivery.body });
+          return 200;
+        };
+      })(),
+    },
+    { name: "lists merchants without a bearer key", breaks: ["keyed.bearer-required"], request: (r) => (r.url.startsWith("/v1/") && !header(r, "authorization") ? { ...r, headers: { ...r.headers, authorization: "Bearer demo-api-key" } } : r) },
+    { name: "ignores the key-based limit maximum", breaks: ["keyed.limit-maximum"], request: (r) => ({ ...r, url: r.url.replace(/limit=(\d+)/, (_m, n: string) => `limit=${Math.min(Number(n), 100)}`) }) },
+  ];
+}

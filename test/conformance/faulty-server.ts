@@ -1,0 +1,89 @@
+// A server that is wrong in exactly one way: a proxy in front of a conforming sandbox that
+// rewrites requests (re-signing them, so the sandbox accepts what it should not) or answers.
+// The checker is pointed at it and must fail the right checks and pass all others.
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { signRequestHeaders } from "../../src/signing/index.js";
+
+export interface ForwardedRequest {
+  method: string;
+  /** Path and query, e.g. /open-api/v1/stores?pageSize=101 */
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface ForwardedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface FaultTools {
+  /** Re-signs a request for the sandbox with the app's real credentials and a fresh nonce. */
+  resign(request: ForwardedRequest): ForwardedRequest;
+  /** This server's own address (for callbacks routed through it). */
+  url: string;
+}
+
+export interface Fault {
+  name: string;
+  /** Checks that must fail, and only these. */
+  breaks: string[];
+  request?(request: ForwardedRequest, tools: FaultTools): ForwardedRequest | Promise<ForwardedRequest>;
+  response?(response: ForwardedResponse, request: ForwardedRequest, tools: FaultTools): ForwardedResponse | Promise<ForwardedResponse>;
+  /** Handles callbacks routed to {url}/relay/...; answers the sandbox's delivery. */
+  relay?(delivery: ForwardedRequest, tools: FaultTools): Promise<number>;
+}
+
+export interface FaultyServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const HOP = new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive"]);
+
+async function readAll(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export async function startFaultyServer(target: string, credentials: { appKey: string; appSecret: string }, fault: Fault): Promise<FaultyServer> {
+  let tools!: FaultTools;
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) if (!HOP.has(name) && typeof value === "string") headers[name] = value;
+      let request: ForwardedRequest = { method: req.method ?? "GET", url: req.url ?? "/", headers, body: await readAll(req) };
+      if (request.url.startsWith("/relay/") && fault.relay) {
+        const status = await fault.relay(request, tools);
+        res.writeHead(status, { "Content-Type": "text/plain" }).end(status < 300 ? "success" : "fail");
+        return;
+      }
+      if (fault.request) request = await fault.request(request, tools);
+      const upstream = await fetch(`${target}${request.url}`, { method: request.method, headers: request.headers, ...(request.body && { body: request.body }), redirect: "manual" });
+      const responseHeaders: Record<string, string> = {};
+      upstream.headers.forEach((value, name) => {
+        if (!HOP.has(name)) responseHeaders[name] = value;
+      });
+      let response: ForwardedResponse = { status: upstream.status, headers: responseHeaders, body: await upstream.text() };
+      if (fault.response) response = await fault.response(response, request, tools);
+      res.writeHead(response.status, response.headers).end(response.body);
+    })().catch((error: unknown) => {
+      res.writeHead(599, { "Content-Type": "text/plain" }).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  tools = {
+    url,
+    resign(request) {
+      const signed = signRequestHeaders({ appKey: credentials.appKey, appSecret: credentials.appSecret, body: request.body });
+      const headers = { ...request.headers };
+      for (const name of Object.keys(headers)) if (/^x-(app-key|timestamp|nonce|sign)$/i.test(name)) delete headers[name];
+      return { ...request, headers: { ...headers, ...signed } };
+    },
+  };
+  return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
