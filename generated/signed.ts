@@ -710,7 +710,7 @@ export interface components {
              * @description Cashier expiry in minutes; default 30.
              * @default 30
              */
-            expireMinutes: number;
+            expireMinutes?: number;
             /** @description Extra data passed through to the callback, at most 512 characters. */
             attach?: string;
         };
@@ -870,7 +870,7 @@ export interface components {
              * @description Cashier expiry in minutes; default 30. From 1 to 1440 (designed).
              * @default 30
              */
-            expireMinutes: number;
+            expireMinutes?: number;
             /** @description Extra data passed through to the callback byte for byte, at most 512 characters. */
             attach?: string;
         };

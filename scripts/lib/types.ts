@@ -10,6 +10,8 @@ const NULL = ts.factory.createLiteralTypeNode(ts.factory.createNull());
 
 export async function typesFor(spec: Record<string, unknown>, header: string): Promise<string> {
   const ast = await openapiTS(spec as never, {
+    // A field with a default is optional for the caller (expireMinutes, pageSize, ...).
+    defaultNonNullable: false,
     transform(schema) {
       if (schema.format !== "int64") return undefined;
       const nullable = Array.isArray(schema.type) && schema.type.includes("null");

@@ -1,0 +1,32 @@
+// Receiving the platform's callbacks: verify a delivery (signature, freshness, payload schema),
+// and an Express handler that also dedupes on the event id and acknowledges with "success".
+export {
+  verifyCallback,
+  type CallbackFailure,
+  type CallbackFailureName,
+  type CallbackSuccess,
+  type CallbackVerification,
+  type VerifyCallbackInput,
+} from "./verify.js";
+export {
+  callbackEventTypes,
+  type CallbackEvent,
+  type CallbackEventType,
+  type MemberCardApplicationApprovedEvent,
+  type MemberCardApplicationRejectedEvent,
+  type PaymentSucceededEvent,
+} from "./events.js";
+export {
+  createMemoryEventStore,
+  type EventClaim,
+  type EventStore,
+  type MemoryEventStore,
+  type MemoryEventStoreOptions,
+} from "./event-store.js";
+export {
+  createCallbackHandler,
+  MAX_CALLBACK_BODY_BYTES,
+  type CallbackDelivery,
+  type CallbackHandlerOptions,
+} from "./handler.js";
+export { CallbackConfigError } from "./errors.js";

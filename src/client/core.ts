@@ -1,0 +1,149 @@
+// The client core shared by the signed and the key-based client: an openapi-fetch client whose
+// every call runs through send(), which adds the per-attempt timeout and the retries, and keeps
+// the authentication middleware last.
+//
+// Retries repeat the whole openapi-fetch call, not just the fetch, so the middlewares (and so
+// the signature, with a fresh timestamp and nonce) run again on every attempt.
+import createClient, { type Client, type Middleware } from "openapi-fetch";
+import { stringifyJson } from "../json/index.js";
+import { unwrapEnvelope, type EnvelopeDialect, type RawResult } from "./envelope.js";
+import { ClientConfigError, MerchantOpenPlatformError, TimeoutError } from "./errors.js";
+import { operationIndex, type OperationTable } from "./operations.js";
+import { assertMiddleware, type FetchLike, type ResolvedRetry } from "./options.js";
+import { withRetries } from "./retry.js";
+import { createLosslessFetch } from "./transport.js";
+
+export interface CoreSettings {
+  baseUrl: string;
+  fetch: FetchLike | undefined;
+  timeoutMs: number;
+  retry: ResolvedRetry;
+  /** Signing or bearer middleware; always runs after every other request middleware. */
+  auth: Middleware;
+  /** The app's own middleware, run before auth. */
+  middleware: Middleware[];
+  operations: OperationTable;
+  /** POST operations that are safe to repeat (besides every GET). */
+  idempotentOperations: ReadonlySet<string>;
+  rateLimitedCode: number;
+  dialect: EnvelopeDialect;
+  now: () => number;
+}
+
+type Init = Record<string, unknown> & { signal?: AbortSignal | null; middleware?: Middleware[] };
+
+export interface ClientCore {
+  send(method: string, schemaPath: string, init: unknown): Promise<RawResult>;
+  call(operationId: string, init: unknown): Promise<unknown>;
+  use(...middleware: Middleware[]): void;
+  eject(...middleware: Middleware[]): void;
+}
+
+/** The openapi-fetch methods a typed client exposes, all routed through send(). */
+export function methodsOf(core: ClientCore) {
+  const method = (name: string) => (url: string, init?: unknown) => core.send(name, url, init);
+  return {
+    request: (name: string, url: string, init?: unknown) => core.send(name.toUpperCase(), url, init),
+    GET: method("GET"),
+    PUT: method("PUT"),
+    POST: method("POST"),
+    DELETE: method("DELETE"),
+    OPTIONS: method("OPTIONS"),
+    HEAD: method("HEAD"),
+    PATCH: method("PATCH"),
+    TRACE: method("TRACE"),
+    use: (...middleware: Middleware[]) => core.use(...middleware),
+    eject: (...middleware: Middleware[]) => core.eject(...middleware),
+  };
+}
+
+export function createClientCore(settings: CoreSettings): ClientCore {
+  const inner: Client<Record<string, never>> = createClient({
+    baseUrl: settings.baseUrl,
+    fetch: createLosslessFetch(settings.fetch),
+    // bigint ids go out as their exact digits. Query and path values need no serializer of
+    // their own: openapi-fetch writes primitives with encodeURIComponent(value), which gives
+    // a bigint's exact digits (covered by test/client/int64.test.ts).
+    bodySerializer: (body: unknown) => stringifyJson(body),
+  });
+  inner.use(...settings.middleware);
+  const findOperation = operationIndex(settings.operations);
+
+  /** One attempt, with its own timeout, combined with the app's signal if it gave one. */
+  async function attempt(method: string, schemaPath: string, init: Init, operationId: string | undefined): Promise<RawResult> {
+    const appSignal = init.signal ?? undefined;
+    if (appSignal?.aborted) throw appSignal.reason;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new TimeoutError({ method, url: settings.baseUrl + schemaPath, timeoutMs: settings.timeoutMs, operationId }));
+    }, settings.timeoutMs);
+    const onAppAbort = () => controller.abort(appSignal?.reason);
+    appSignal?.addEventListener("abort", onAppAbort, { once: true });
+    // Settles on abort even if an injected fetch ignores its signal.
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+    });
+    try {
+      const call = inner.request(method.toLowerCase() as "get", schemaPath as never, {
+        ...init,
+        signal: controller.signal,
+        // Keeps the authentication last, after the app's global and per-call middleware.
+        middleware: [...(init.middleware ?? []), settings.auth],
+      } as never) as Promise<RawResult>;
+      return await Promise.race([call, aborted]);
+    } catch (error) {
+      if (timedOut) throw controller.signal.reason;
+      if (appSignal?.aborted) throw appSignal.reason;
+      if (error instanceof MerchantOpenPlatformError && error.operationId === undefined) error.operationId = operationId;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      appSignal?.removeEventListener("abort", onAppAbort);
+    }
+  }
+
+  async function send(method: string, schemaPath: string, given: unknown): Promise<RawResult> {
+    if (given !== undefined && (typeof given !== "object" || given === null)) {
+      throw new ClientConfigError("init", `the request options must be an object, got ${given === null ? "null" : typeof given}`);
+    }
+    const init = (given ?? {}) as Init;
+    if (init.middleware !== undefined) {
+      if (!Array.isArray(init.middleware)) throw new ClientConfigError("middleware", "the per-call middleware must be an array");
+      init.middleware.forEach((m, i) => assertMiddleware(m, `middleware[${i}]`));
+    }
+    const upper = method.toUpperCase();
+    const operationId = findOperation(upper, schemaPath);
+    const canRetry = upper === "GET" || (operationId !== undefined && settings.idempotentOperations.has(operationId));
+    return withRetries(() => attempt(upper, schemaPath, init, operationId), {
+      canRetry,
+      settings: settings.retry,
+      judge: { rateLimitedCode: settings.rateLimitedCode, now: settings.now },
+      signal: init.signal ?? undefined,
+    });
+  }
+
+  async function call(operationId: string, given: unknown): Promise<unknown> {
+    const operation = Object.hasOwn(settings.operations, operationId) ? settings.operations[operationId] : undefined;
+    if (!operation) {
+      throw new ClientConfigError("operationId", `unknown operationId ${JSON.stringify(operationId)}; known: ${Object.keys(settings.operations).join(", ")}`);
+    }
+    if (given !== undefined && (typeof given !== "object" || given === null)) {
+      throw new ClientConfigError("init", `the options of ${operationId} must be an object`);
+    }
+    // Text, so openapi-fetch never JSON.parses a success body; the envelope is parsed losslessly.
+    const result = await send(operation.method, operation.path, { ...(given as object | undefined), parseAs: "text" });
+    return unwrapEnvelope(result, operationId, settings.dialect);
+  }
+
+  return {
+    send,
+    call,
+    use: (...middleware) => {
+      middleware.forEach((m, i) => assertMiddleware(m, `use() argument ${i}`));
+      inner.use(...middleware);
+    },
+    eject: (...middleware) => inner.eject(...middleware),
+  };
+}

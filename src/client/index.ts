@@ -1,0 +1,28 @@
+// The typed client of the Merchant Open Platform: openapi-fetch over the generated types, with
+// request signing (or the bearer key), int64-safe JSON, envelope unwrapping into typed errors,
+// timeouts, retries of safe calls and a page iterator.
+export { createSignedClient, SIGNED_IDEMPOTENT_OPERATIONS, type SignedClient, type SignedClientOptions } from "./signed.js";
+export { createKeyedClient, type KeyedClient, type KeyedClientOptions } from "./keyed.js";
+export {
+  paginate,
+  type KeyedListOperationId,
+  type ListItem,
+  type ListQuery,
+  type PaginateArgs,
+  type PaginateOptions,
+  type SignedListOperationId,
+} from "./paginate.js";
+export {
+  ApiError,
+  ClientConfigError,
+  MerchantOpenPlatformError,
+  NetworkError,
+  TimeoutError,
+  UnexpectedResponseError,
+  type ApiErrorEntry,
+} from "./errors.js";
+export { bearerMiddleware, signingMiddleware, type SigningMiddlewareOptions } from "./middleware.js";
+export { LosslessResponse } from "./transport.js";
+export { backoffDelay, parseRetryAfter, RETRYABLE_HTTP_STATUSES } from "./retry.js";
+export { DEFAULT_TIMEOUT_MS, type FetchLike, type RetryOptions } from "./options.js";
+export type { OperationArgs, OperationData, OperationInit, SuccessEnvelope } from "./operations.js";

@@ -1,0 +1,92 @@
+// The client of the signed open interface (/open-api/v1): every request carries the four
+// signature headers, computed over the exact bytes sent.
+import type { Client, Middleware } from "openapi-fetch";
+import { describeSignedError, SignedErrors, SIGNED_SUCCESS_CODE } from "../../generated/error-codes.js";
+import { signedOperations, type SignedOperationId } from "../../generated/signed.operations.js";
+import type { operations, paths } from "../../generated/signed.js";
+import { createClientCore, methodsOf } from "./core.js";
+import { ClientConfigError } from "./errors.js";
+import { signingMiddleware } from "./middleware.js";
+import type { OperationArgs, OperationData } from "./operations.js";
+import {
+  optionalFunction,
+  requireOptionsObject,
+  requireString,
+  resolveBaseUrl,
+  resolveMiddleware,
+  resolveRetry,
+  resolveTimeout,
+  type FetchLike,
+  type RetryOptions,
+} from "./options.js";
+
+export interface SignedClientOptions {
+  /** e.g. "https://api.example.com/open-api/v1"; "/open-api" (unversioned) also works; a bare origin gets "/open-api/v1". */
+  baseUrl: string;
+  /** X-App-Key. */
+  appKey: string;
+  /** The app secret; the HMAC key. Keep it on the server. */
+  appSecret: string;
+  /** The fetch to call; default globalThis.fetch. */
+  fetch?: FetchLike;
+  /** The clock in epoch milliseconds, for X-Timestamp; default Date.now. */
+  now?: () => number;
+  /** Makes each X-Nonce (8-64 of A-Z a-z 0-9 _ -); default crypto.randomUUID. */
+  nonce?: () => string;
+  /** Per attempt, including reading the body. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Retries of safe calls (GETs and createCashierSession); false for none. */
+  retry?: RetryOptions | false;
+  /** Request/response middleware, run before the signing (so signing sees their changes). */
+  middleware?: Middleware[];
+}
+
+/** POSTs the contract makes idempotent, and so safe to repeat: createCashierSession on outTradeNo. */
+export const SIGNED_IDEMPOTENT_OPERATIONS: ReadonlySet<SignedOperationId> = new Set<SignedOperationId>(["createCashierSession"]);
+
+/** The signed client: openapi-fetch's typed methods (with timeouts and retries) plus the data mode. */
+export interface SignedClient extends Client<paths> {
+  readonly kind: "signed";
+  /** The base URL in use, without a trailing slash. */
+  readonly baseUrl: string;
+  /**
+   * Calls an operation by operationId and returns the envelope's `data`. Throws ApiError for an
+   * error code, and NetworkError, TimeoutError or UnexpectedResponseError when there is no
+   * envelope to read.
+   */
+  call<Id extends SignedOperationId>(operationId: Id, ...init: OperationArgs<operations[Id]>): Promise<OperationData<operations[Id]>>;
+}
+
+export function createSignedClient(options: SignedClientOptions): SignedClient {
+  const given = requireOptionsObject(options, "createSignedClient");
+  const baseUrl = resolveBaseUrl(given.baseUrl, "/open-api/v1");
+  const appKey = requireString("appKey", given.appKey, "pass the app key issued for the app (sent as X-App-Key)");
+  if (!/^[\x21-\x7e]+$/.test(appKey)) {
+    throw new ClientConfigError("appKey", "appKey must be visible ASCII characters without spaces (it is sent as the X-App-Key header)");
+  }
+  const appSecret = requireString("appSecret", given.appSecret, "pass the app secret issued with the app key (the HMAC key; never sent)");
+  const now = optionalFunction<() => number>("now", given.now);
+  const nonce = optionalFunction<() => string>("nonce", given.nonce);
+
+  const core = createClientCore({
+    baseUrl,
+    fetch: optionalFunction<FetchLike>("fetch", given.fetch),
+    timeoutMs: resolveTimeout(given.timeoutMs),
+    retry: resolveRetry(given.retry),
+    auth: signingMiddleware({ appKey, appSecret, now, nonce }),
+    middleware: resolveMiddleware(given.middleware),
+    operations: signedOperations,
+    idempotentOperations: SIGNED_IDEMPOTENT_OPERATIONS,
+    rateLimitedCode: SignedErrors.RATE_LIMITED.code,
+    dialect: { successCode: SIGNED_SUCCESS_CODE, messageField: "msg", describe: describeSignedError },
+    now: now ?? Date.now,
+  });
+
+  const client = {
+    kind: "signed" as const,
+    baseUrl,
+    ...methodsOf(core),
+    call: (operationId: string, init?: unknown) => core.call(operationId, init),
+  };
+  return client as unknown as SignedClient;
+}

@@ -1,0 +1,122 @@
+// The fetch that openapi-fetch calls. It reads each answer in full and hands openapi-fetch a
+// LosslessResponse, whose json() parses with parseJsonLossless so int64 ids above 2^53 stay
+// exact (DESIGN item 11).
+//
+// Why a fetch wrapper and not `parseAs`: openapi-fetch 0.17 only picks one of the Response's
+// own readers by name (json/text/blob/...), and for a success without Content-Length it calls
+// JSON.parse(await response.text()) itself, never response.json(). So the answer is rebuilt
+// with an exact Content-Length, which makes openapi-fetch call our json(). The body is read
+// here, inside the attempt's timeout, so a stalled body is a TimeoutError and a reset one a
+// NetworkError, and the text stays available for the envelope check (envelope.ts) whatever
+// openapi-fetch did with the body.
+import { parseJsonLossless } from "../json/index.js";
+import { NetworkError, UnexpectedResponseError } from "./errors.js";
+import type { FetchLike } from "./options.js";
+
+// Statuses whose Response must be built without a body.
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** An answer read in full: its text, and json() parsed losslessly. */
+export class LosslessResponse extends Response {
+  /** The body as received, decoded as UTF-8. */
+  readonly bodyText: string;
+  // Own properties: a constructed Response has no url and is never "redirected"; keep the
+  // fetched answer's values for middleware and error messages.
+  override readonly url: string;
+  override readonly redirected: boolean;
+  #parsed: Parsed | undefined;
+
+  constructor(bodyText: string, init: ResponseInit, origin: { url: string; redirected: boolean }) {
+    super(NULL_BODY_STATUSES.has(init.status ?? 200) ? null : bodyText, init);
+    this.bodyText = bodyText;
+    this.url = origin.url;
+    this.redirected = origin.redirected;
+  }
+
+  /** Builds the lossless copy of an answer whose body was read as text. */
+  static from(response: Response, bodyText: string): LosslessResponse {
+    const headers = new Headers(response.headers);
+    // The text is already decoded and complete: the encoding headers no longer describe it.
+    headers.delete("content-encoding");
+    headers.delete("transfer-encoding");
+    headers.set("content-length", String(Buffer.byteLength(bodyText, "utf8")));
+    return new LosslessResponse(
+      bodyText,
+      { status: response.status, statusText: response.statusText, headers },
+      { url: response.url, redirected: response.redirected },
+    );
+  }
+
+  /** The body parsed losslessly, once; throws UnexpectedResponseError for text that is not JSON. */
+  parsedBody(): unknown {
+    if (!this.#parsed) {
+      try {
+        this.#parsed = { ok: true, value: parseJsonLossless(this.bodyText) };
+      } catch (error) {
+        this.#parsed = { ok: false, error };
+      }
+    }
+    if (this.#parsed.ok) return this.#parsed.value;
+    throw new UnexpectedResponseError({
+      reason: this.bodyText.trim() === "" ? "the answer has an empty body, not JSON" : "the answer is not JSON",
+      httpStatus: this.status,
+      body: this.bodyText,
+      cause: this.#parsed.error,
+    });
+  }
+
+  // Fields rather than methods because the DOM typings declare json and clone as properties.
+  override json = async (): Promise<unknown> => {
+    await this.text(); // marks the body used, as Response.json() does
+    return this.parsedBody();
+  };
+
+  override clone = (): LosslessResponse => {
+    if (this.bodyUsed) throw new TypeError("Response.clone: the body has already been consumed");
+    return new LosslessResponse(
+      this.bodyText,
+      { status: this.status, statusText: this.statusText, headers: this.headers },
+      { url: this.url, redirected: this.redirected },
+    );
+  };
+}
+
+function looksLikeResponse(value: unknown): value is Response {
+  return typeof value === "object" && value !== null && typeof (value as Response).status === "number" && typeof (value as Response).text === "function";
+}
+
+/**
+ * A fetch for openapi-fetch: calls the app's fetch (or the global one, looked up per call so
+ * test stubs apply), turns a failure without an answer into a NetworkError, and answers a
+ * LosslessResponse. An abort is passed through untouched: the caller (core.ts) knows whether
+ * it was the timeout or the app's own signal.
+ */
+export function createLosslessFetch(appFetch: FetchLike | undefined): FetchLike {
+  return async (request: Request): Promise<Response> => {
+    const failure = (cause: unknown): unknown =>
+      request.signal.aborted ? request.signal.reason ?? cause : new NetworkError({ method: request.method, url: request.url, cause });
+
+    let response: unknown;
+    try {
+      response = await (appFetch ?? globalThis.fetch)(request);
+    } catch (error) {
+      throw failure(error);
+    }
+    if (!looksLikeResponse(response)) {
+      throw new UnexpectedResponseError({ reason: "the fetch function did not return a Response", httpStatus: 0, body: String(response) });
+    }
+    if (response.status < 200 || response.status > 599) {
+      // Response.error() (status 0) is how a fetch implementation may report a network error.
+      throw failure(new Error(`the fetch function answered status ${response.status}`));
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw failure(error);
+    }
+    return LosslessResponse.from(response, text);
+  };
+}

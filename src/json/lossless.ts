@@ -1,0 +1,83 @@
+// int64-safe JSON (DESIGN item 11). The platform's ids are 64-bit integers; JSON.parse would
+// silently round every id above 2^53 - 1 to a neighbouring one. The TypeScript types show an
+// Int64Id as `number | bigint`, and these two functions are where that choice is made:
+//
+//   parse:      an integer that fits a double exactly stays a `number`; a larger one becomes
+//               a `bigint`; anything with a fraction or exponent is a `number` as in JSON.parse.
+//   stringify:  a `bigint` is written as its exact decimal digits, never quoted.
+//
+// Both keep JSON.parse / JSON.stringify semantics otherwise (a duplicate key keeps the last
+// value, `__proto__` is an ordinary key, undefined and functions are skipped, toJSON is used),
+// so a body can be swapped between the two without surprises. Output is compact: the signed
+// open interface signs the exact body text, and the compact form is what the source specifies.
+import { isInteger, parse, stringify } from "lossless-json";
+
+/** Parses one JSON number token: number when exact, bigint for an integer beyond ±(2^53 - 1). */
+function parseNumberToken(token: string): number | bigint {
+  if (isInteger(token)) {
+    const value = Number(token);
+    return Number.isSafeInteger(value) ? value : BigInt(token);
+  }
+  return Number(token);
+}
+
+/**
+ * JSON.parse, except that integers outside ±(2^53 - 1) are returned as `bigint` so no id
+ * loses precision. Throws a SyntaxError for text that is not JSON.
+ */
+export function parseJsonLossless(text: string): unknown {
+  if (typeof text !== "string") {
+    throw new TypeError(`parseJsonLossless expects JSON text (a string), got ${text === null ? "null" : typeof text}`);
+  }
+  return parse(text, null, {
+    parseNumber: parseNumberToken,
+    // JSON.parse keeps the last of duplicate keys; lossless-json would throw.
+    onDuplicateKey: ({ newValue }) => newValue,
+  });
+}
+
+/**
+ * JSON.stringify without spaces, except that a `bigint` (anywhere in the value) is written as
+ * its exact digits. Returns undefined where JSON.stringify does (undefined, a function or a
+ * symbol at the top level). Throws a TypeError for a circular structure, as JSON.stringify does.
+ */
+export function stringifyJson(value: unknown): string | undefined {
+  assertAcyclic(value);
+  return stringify(value);
+}
+
+/**
+ * lossless-json recurses without cycle detection and would overflow the stack; JSON.stringify
+ * reports a circular structure as a TypeError, and so do we.
+ */
+function assertAcyclic(root: unknown): void {
+  const ancestors = new Set<object>();
+  const visit = (value: unknown): void => {
+    if (typeof value !== "object" || value === null) return;
+    if (ancestors.has(value)) throw new TypeError("Converting circular structure to JSON");
+    ancestors.add(value);
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (!Array.isArray(value) && typeof toJSON === "function") visit(toJSON.call(value));
+    else for (const child of Array.isArray(value) ? value : Object.values(value)) visit(child);
+    ancestors.delete(value);
+  };
+  visit(root);
+}
+
+/**
+ * A deep copy in which every `bigint` is replaced by the nearest `number`. For JSON Schema
+ * validators (Ajv), which know no bigint; the copy is for checking only, never for use.
+ */
+export function withBigIntsAsNumbers(value: unknown): unknown {
+  if (typeof value === "bigint") return Number(value);
+  if (Array.isArray(value)) return value.map(withBigIntsAsNumbers);
+  if (typeof value === "object" && value !== null) {
+    const copy: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) {
+      // defineProperty keeps a "__proto__" key an ordinary property, as in the parsed input.
+      Object.defineProperty(copy, key, { value: withBigIntsAsNumbers(child), enumerable: true, writable: true, configurable: true });
+    }
+    return copy;
+  }
+  return value;
+}

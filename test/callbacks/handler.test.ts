@@ -1,0 +1,199 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  CallbackConfigError,
+  createCallbackHandler,
+  createMemoryEventStore,
+  MAX_CALLBACK_BODY_BYTES,
+  type CallbackEvent,
+  type CallbackHandlerOptions,
+} from "../../src/callbacks/index.js";
+import { appSecret, deliver, now, webhookExamples, type Delivery } from "./support.js";
+
+const examples = webhookExamples();
+const paid = examples.paymentSucceeded!;
+const paidBody = JSON.stringify(paid);
+
+let server: Server | undefined;
+afterEach(async () => {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+/** Mounts the handler in a real Express app on an ephemeral port, with a JSON parser on other routes. */
+async function receiver(options: Partial<CallbackHandlerOptions> & Pick<CallbackHandlerOptions, "onEvent">) {
+  const app = express();
+  app.post("/notify", createCallbackHandler({ secrets: appSecret, now, ...options }));
+  app.use(express.json());
+  app.post("/other", (req, res) => void res.json(req.body));
+  server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server!.once("listening", () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  const post = async (delivery: Delivery, path = "/notify") => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers: delivery.headers, body: delivery.body });
+    return { status: response.status, type: response.headers.get("content-type"), text: await response.text() };
+  };
+  return { post, port };
+}
+
+describe("createCallbackHandler in an Express app", () => {
+  it("acknowledges a genuine delivery with 200 text/plain success and calls onEvent once", async () => {
+    const events: CallbackEvent[] = [];
+    const { post } = await receiver({ onEvent: (event) => void events.push(event) });
+
+    const reply = await post(deliver(paidBody));
+
+    expect(reply).toEqual({ status: 200, type: "text/plain; charset=utf-8", text: "success" });
+    expect(events).toEqual([paid]);
+  });
+
+  it("acknowledges a duplicate (same event id, fresh signature) without calling onEvent again", async () => {
+    const events: CallbackEvent[] = [];
+    const { post } = await receiver({ onEvent: (event) => void events.push(event) });
+
+    expect((await post(deliver(paidBody))).status).toBe(200);
+    const again = await post(deliver(paidBody));
+
+    expect(again).toMatchObject({ status: 200, text: "success" });
+    expect(events).toHaveLength(1);
+  });
+
+  it("handles every event type of the spec", async () => {
+    const types: string[] = [];
+    const { post } = await receiver({ onEvent: (event) => void types.push(event.type) });
+    for (const payload of Object.values(examples)) expect((await post(deliver(JSON.stringify(payload)))).status).toBe(200);
+    expect(types.sort()).toEqual(["member_card.application.approved", "member_card.application.rejected", "payment.succeeded"]);
+  });
+
+  it("answers 401 to a tampered body and does not call onEvent", async () => {
+    const events: CallbackEvent[] = [];
+    const { post } = await receiver({ onEvent: (event) => void events.push(event) });
+    const genuine = deliver(paidBody);
+
+    const reply = await post({ ...genuine, body: genuine.body.replace('"totalAmount":4250', '"totalAmount":1') });
+
+    expect(reply.status).toBe(401);
+    expect(reply.text).toMatch(/^SIGNATURE_MISMATCH/);
+    expect(events).toHaveLength(0);
+  });
+
+  it("answers 401 to a delivery without signature headers", async () => {
+    const { post } = await receiver({ onEvent: () => {} });
+    const reply = await post({ headers: { "Content-Type": "application/json" }, body: paidBody });
+    expect(reply).toMatchObject({ status: 401, text: expect.stringMatching(/^SIGNATURE_HEADER_MISSING/) });
+  });
+
+  it("answers 400 to a genuinely signed payload that is not a valid event", async () => {
+    const { post } = await receiver({ onEvent: () => {} });
+    const reply = await post(deliver(JSON.stringify({ ...paid, data: { ...paid.data, tradeStatus: "CLOSED" } })));
+    expect(reply).toMatchObject({ status: 400, text: expect.stringMatching(/^PAYLOAD_INVALID/) });
+  });
+
+  it("answers 500 when onEvent throws, does not mark the event seen, and handles a later retry", async () => {
+    let calls = 0;
+    const errors: unknown[] = [];
+    const { post } = await receiver({
+      onEvent: () => {
+        calls += 1;
+        if (calls === 1) throw new Error("database down");
+      },
+      onError: (error) => void errors.push(error),
+    });
+
+    const first = await post(deliver(paidBody));
+    const retry = await post(deliver(paidBody));
+
+    expect(first.status).toBe(500);
+    expect(first.text).not.toContain("database down");
+    expect(retry).toMatchObject({ status: 200, text: "success" });
+    expect(calls).toBe(2);
+    expect(errors).toEqual([new Error("database down")]);
+  });
+
+  it("answers 409 to a concurrent delivery of an event still being handled, then acknowledges it once handled", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const handling = new Promise<void>((resolve) => (entered = resolve));
+    let calls = 0;
+    const { post } = await receiver({
+      onEvent: async () => {
+        calls += 1;
+        entered();
+        await gate;
+      },
+    });
+
+    const first = post(deliver(paidBody));
+    await handling; // the first delivery holds the event
+    const concurrent = await post(deliver(paidBody));
+    release();
+
+    expect(concurrent.status).toBe(409);
+    expect((await first).status).toBe(200);
+    expect((await post(deliver(paidBody))).status).toBe(200);
+    expect(calls).toBe(1);
+  });
+
+  it("answers 413 to a body over 1 MiB without calling onEvent", async () => {
+    let calls = 0;
+    const { post } = await receiver({ onEvent: () => void (calls += 1) });
+    const huge = JSON.stringify({ ...paid, data: { ...paid.data, attach: "x".repeat(MAX_CALLBACK_BODY_BYTES) } });
+    const reply = await post(deliver(huge));
+    expect(reply.status).toBe(413);
+    expect(calls).toBe(0);
+  });
+
+  it("works behind express.raw(), using the bytes it already read", async () => {
+    const events: CallbackEvent[] = [];
+    const app = express();
+    app.use(express.raw({ type: "*/*" }));
+    app.post("/notify", createCallbackHandler({ secrets: appSecret, now, onEvent: (event) => void events.push(event) }));
+    server = app.listen(0, "127.0.0.1");
+    await new Promise<void>((resolve) => server!.once("listening", () => resolve()));
+    const { port } = server.address() as AddressInfo;
+    const delivery = deliver(paidBody);
+    const response = await fetch(`http://127.0.0.1:${port}/notify`, { method: "POST", headers: delivery.headers, body: delivery.body });
+    expect(response.status).toBe(200);
+    expect(events).toHaveLength(1);
+  });
+
+  it("answers 500 with a clear reason when express.json() consumed the raw body first", async () => {
+    const app = express();
+    app.use(express.json());
+    app.post("/notify", createCallbackHandler({ secrets: appSecret, now, onEvent: () => {} }));
+    server = app.listen(0, "127.0.0.1");
+    await new Promise<void>((resolve) => server!.once("listening", () => resolve()));
+    const { port } = server.address() as AddressInfo;
+    const delivery = deliver(paidBody);
+    const response = await fetch(`http://127.0.0.1:${port}/notify`, { method: "POST", headers: delivery.headers, body: delivery.body });
+    expect(response.status).toBe(500);
+    expect(await response.text()).toContain("before express.json()");
+  });
+
+  it("uses a shared event store when given one", async () => {
+    const eventStore = createMemoryEventStore();
+    const first = await receiver({ onEvent: () => {}, eventStore });
+    await first.post(deliver(paidBody));
+    expect(eventStore.has(paid.id as string)).toBe(true);
+  });
+});
+
+describe("createCallbackHandler options", () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ["no secrets", { secrets: undefined, onEvent: () => {} }, "secrets"],
+    ["an empty secret", { secrets: "", onEvent: () => {} }, "secrets"],
+    ["an empty secret list", { secrets: [], onEvent: () => {} }, "secrets"],
+    ["no onEvent", { secrets: appSecret }, "onEvent"],
+    ["an event store without release", { secrets: appSecret, onEvent: () => {}, eventStore: { claim: () => "claimed", complete: () => {} } }, "eventStore"],
+  ])("refuses %s with a CallbackConfigError", (_name, options, field) => {
+    expect(() => createCallbackHandler(options as never)).toThrow(CallbackConfigError);
+    try {
+      createCallbackHandler(options as never);
+    } catch (error) {
+      expect(error).toMatchObject({ field });
+    }
+  });
+});
