@@ -1,0 +1,156 @@
+// The docs site in a real browser (Debian's Chromium through playwright-core): the references
+// render every operation and callback, the index and a guide work, and no request leaves
+// 127.0.0.1. The site is built by the same code as `npm run docs`, into a temporary folder,
+// so the test neither needs nor disturbs docs/site/.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSite, type SiteResult } from "../../scripts/docs/site.js";
+import { packageRoot } from "../../src/util/package-root.js";
+import { serveDirectory, type StaticServer } from "./static-server.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+const title = hasChromium ? "docs site in Chromium" : `docs site in Chromium — SKIPPED: ${CHROMIUM} does not exist (apt-get install chromium)`;
+if (!hasChromium) console.warn(`test/docs: skipped because ${CHROMIUM} does not exist; install Debian's chromium package to run it.`);
+
+const root = packageRoot();
+const METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
+
+interface Entry {
+  id: string;
+  tag: string;
+  summary: string;
+}
+type Spec = Record<string, any>;
+
+const loadSpec = (name: string): Spec => JSON.parse(readFileSync(join(root, "generated", `${name}.openapi.json`), "utf8")) as Spec;
+
+/** Operations (or callbacks) with the tag Redoc files them under and the heading it shows. */
+function entries(items: Record<string, Record<string, any>> | undefined, fallbackId: (key: string) => string): Entry[] {
+  return Object.entries(items ?? {}).flatMap(([key, item]) =>
+    Object.entries(item)
+      .filter(([method]) => METHODS.has(method))
+      .map(([, op]) => ({ id: String(op.operationId ?? fallbackId(key)), tag: String(op.tags?.[0] ?? ""), summary: String(op.summary ?? "") })),
+  );
+}
+
+/** Redoc 3's hash route of an operation: #/<tag slug>/<operationId in lower case>. */
+const route = (entry: Entry) => `${entry.tag.toLowerCase().replace(/\s+/g, "-")}/${entry.id.toLowerCase()}`;
+
+describe.skipIf(!hasChromium)(title, () => {
+  let site: SiteResult;
+  let server: StaticServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  const requests: string[] = [];
+  const screenshots = mkdtempSync(join(tmpdir(), "mop-docs-screens-"));
+
+  beforeAll(async () => {
+    site = await buildSite({ root, outDir: mkdtempSync(join(tmpdir(), "mop-docs-site-")) });
+    server = await serveDirectory(site.outDir);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // Every request of every page is recorded; one for another host is answered locally with
+    // an error so that a regression fails fast instead of waiting on the network.
+    context.on("request", (request) => requests.push(request.url()));
+    await context.route((url) => url.origin !== server.origin, (r) => r.abort());
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (site) rmSync(site.outDir, { recursive: true, force: true });
+  });
+
+  async function open(path: string): Promise<Page> {
+    const page = await context.newPage();
+    const response = await page.goto(`${server.origin}/${path}`);
+    expect(response?.status(), path).toBe(200);
+    return page;
+  }
+
+  /** Redoc shows "Loading..." (its search index) until the page is fully hydrated. */
+  async function expectLoaded(page: Page): Promise<void> {
+    await expect.poll(() => page.locator("body").innerText(), { timeout: 10_000 }).not.toContain("Loading");
+  }
+
+  /** Goes to an operation's route and returns the text of its section once rendered. */
+  async function section(page: Page, file: string, entry: Entry): Promise<string> {
+    await page.goto(`${server.origin}/${file}#/${route(entry)}`);
+    const element = page.locator(`[id="${route(entry)}"]`);
+    await element.waitFor({ state: "attached", timeout: 10_000 });
+    return element.innerText();
+  }
+
+  it("the signed reference has a section for every operation and the three callbacks", async () => {
+    const spec = loadSpec("signed");
+    const operations = entries(spec.paths, (key) => key);
+    const callbacks = entries(spec.webhooks, (key) => key);
+    expect(callbacks).toHaveLength(3);
+    const page = await open("signed.html");
+    await page.locator("#api-content").waitFor();
+    for (const entry of [...operations, ...callbacks]) {
+      expect(await section(page, "signed.html", entry), entry.id).toContain(entry.summary);
+    }
+    await expectLoaded(page);
+    const file = join(screenshots, "signed-reference.png");
+    await page.screenshot({ path: file });
+    console.log(`screenshot of the signed reference: ${file}`);
+    await page.close();
+  }, 60_000);
+
+  it("the keyed reference shows its operation", async () => {
+    const spec = loadSpec("keyed");
+    const operations = entries(spec.paths, (key) => key);
+    expect(operations.length).toBeGreaterThan(0);
+    const page = await open("keyed.html");
+    for (const entry of operations) expect(await section(page, "keyed.html", entry), entry.id).toContain(entry.summary);
+    await expectLoaded(page);
+    await page.close();
+  });
+
+  it("the index links every reference and every guide, and each link works", async () => {
+    const page = await open("index.html");
+    const hrefs = await page.locator("main a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    const expected = [...site.references.map((r) => `${r.name}.html`), ...site.guides.map((g) => `guides/${g}.html`)];
+    expect(site.references.map((r) => r.name)).toEqual(expect.arrayContaining(["signed", "keyed"]));
+    expect(site.guides.length).toBeGreaterThan(0);
+    expect(hrefs.sort()).toEqual(expected.sort());
+    for (const href of expected) {
+      const response = await page.request.get(`${server.origin}/${href}`);
+      expect(response.status(), href).toBe(200);
+    }
+    expect(await page.locator("h1").innerText()).toBe("Merchant Open Platform");
+    await page.screenshot({ path: join(screenshots, "index.png") });
+    await page.close();
+  });
+
+  it("a guide renders, with links to other guides rewritten to .html", async () => {
+    const guide = site.guides.includes("decisions") ? "decisions" : site.guides[0]!;
+    const markdown = readFileSync(join(root, "docs", `${guide}.md`), "utf8");
+    const page = await open(`guides/${guide}.html`);
+    expect(await page.locator("main h1").innerText()).toBe(/^#\s+(.+)$/m.exec(markdown)![1]!.replace(/`/g, ""));
+    if (/\|\s*---/.test(markdown)) expect(await page.locator("main table").count()).toBeGreaterThan(0);
+    const hrefs = await page.locator("main a").evaluateAll((links) => links.map((a) => a.getAttribute("href") ?? ""));
+    expect(hrefs.filter((h) => /\.md(#|$)/.test(h) && !h.startsWith("../"))).toEqual([]);
+    const sibling = hrefs.find((h) => /^[\w-]+\.html(#.*)?$/.test(h));
+    if (sibling) {
+      await page.locator(`main a[href="${sibling}"]`).first().click();
+      await page.waitForURL(`**/guides/${sibling.split("#")[0]}*`);
+      expect(await page.locator("main h1").count()).toBe(1);
+    }
+    await page.close();
+  });
+
+  it("no request left 127.0.0.1", () => {
+    expect(requests.length).toBeGreaterThan(0);
+    const remote = requests.filter((url) => !url.startsWith(`${server.origin}/`) && !/^(data|blob|about):/.test(url));
+    expect(remote).toEqual([]);
+  });
+});
