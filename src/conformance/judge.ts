@@ -40,15 +40,14 @@ export function judgeAnswer(schemas: SpecSchemas, variant: Variant, operationId:
   let location: string;
   if (success) {
     if (response.status !== 200) problems.push(`HTTP ${response.status} with a success envelope; expected 200`);
-    location = `${operation.pointer}/responses/200/content/application~1json/schema`;
+    location = schemas.responseSchemaPointer(operationId, "200") ?? `${operation.pointer}/responses/200`;
   } else {
     const entry = variant === "signed" ? describeSignedError(code) : describeKeyedError(code);
     if (!entry) problems.push(`envelope code ${code} is not in the error registry (openapi/errors.yaml)`);
     else if (response.status !== entry.http && (strictHttp || response.status !== 200)) {
       problems.push(`HTTP ${response.status} for code ${code} (${entry.name}); the registry maps it to ${entry.http}${strictHttp ? "" : " (200 is also accepted)"}`);
     }
-    const declared = entry && operation.operation.responses?.[String(entry.http)];
-    location = declared ? `${operation.pointer}/responses/${entry!.http}/content/application~1json/schema` : `/components/schemas/${escapePointer("ErrorEnvelope")}`;
+    location = (entry && schemas.responseSchemaPointer(operationId, String(entry.http))) ?? `/components/schemas/${escapePointer("ErrorEnvelope")}`;
   }
   for (const error of schemas.validate(location, body)) problems.push(`body ${error}`);
   return { problems, code, success, data: body.data, location: `${variant}.openapi.json#${location}` };

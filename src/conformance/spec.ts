@@ -73,6 +73,17 @@ export class SpecSchemas {
     return found;
   }
 
+  /** Pointer of the JSON schema of an operation's response, following a $ref'd response. */
+  responseSchemaPointer(operationId: string, status: string): string | undefined {
+    let pointer = `${this.operation(operationId).pointer}/responses/${status}`;
+    let node = atPointer(this.spec, pointer);
+    while (node && typeof node.$ref === "string") {
+      pointer = node.$ref.slice(1);
+      node = atPointer(this.spec, pointer);
+    }
+    return node?.content?.["application/json"]?.schema ? `${pointer}/content/application~1json/schema` : undefined;
+  }
+
   /** Error messages for a value at a schema pointer, empty when valid. */
   validate(pointer: string, value: unknown): string[] {
     let validate = this.compiled.get(pointer);

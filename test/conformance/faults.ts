@@ -57,7 +57,8 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
     { name: "accepts a zero quantity", breaks: ["validation.order-item-quantity"], request: (r, t) => (isOp(r, "POST", /\/orders$/) && r.body.includes('"quantity":0') ? t.resign(withBody(r, (b) => b.items.forEach((i: Json) => (i.quantity ||= 1)))) : r) },
     {
       name: "breaks outTradeNo idempotency",
-      breaks: ["idempotency.same-parameters", "idempotency.different-parameters", "idempotency.parallel"],
+      // The callback then names an outTradeNo the app never sent: that check must fail too.
+      breaks: ["idempotency.same-parameters", "idempotency.different-parameters", "idempotency.parallel", "callbacks.payment-succeeded"],
       request: (r, t) => (isOp(r, "POST", CASHIER) ? t.resign(withBody(r, (b) => (b.outTradeNo = `${b.outTradeNo}-${Math.random().toString(36).slice(2, 8)}`))) : r),
     },
     {
@@ -67,7 +68,8 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
     },
     {
       name: "refunds an unpaid order",
-      breaks: ["state.refund-requires-paid"],
+      // A second refund of a refunded order is "refunded" too, which the lifecycle check catches.
+      breaks: ["state.refund-requires-paid", "state.paid-order-lifecycle"],
       response: (res, r) =>
         isOp(r, "POST", /\/refund$/) && json(res.body).code === 300004
           ? success({ refundNo: "1", orderId: BigInt(path(r).split("/")[4]!), merchantId: BigInt(new URL(r.url, "http://x").searchParams.get("merchantId")!), refundAmount: 200, reason: "x", outRefundNo: null, status: "SUCCESS", createTime: "2026-11-22T10:00:00+08:00" })
