@@ -39,6 +39,7 @@ export const SignedErrors = {
   ORDER_NOT_SERVICE_TYPE: { code: 300005, http: 409, meaning: "Write-off applies only to service-type orders (orderType 3, voucher purchase).", source: "designed", appliesTo: ["writeOffOrder"] },
   ORDER_NOT_WRITE_OFFABLE: { code: 300006, http: 409, meaning: "A service-type order can be written off only in status 1 (paid) or 2 (in service).", source: "designed", appliesTo: ["writeOffOrder"] },
   ORDER_AMOUNT_OUT_OF_RANGE: { code: 300007, http: 400, meaning: "The order total (sum of price x quantity) exceeds 2147483647 fen.", source: "designed", appliesTo: ["createOrder"] },
+  ORDER_SERVICE_NOT_STARTABLE: { code: 300008, http: 409, meaning: "Service can start only for a paid (status 1) service-type order (sandbox control API).", source: "designed", appliesTo: [] },
   TRADE_NOT_FOUND: { code: 400001, http: 404, meaning: "No payment trade with this tradeNo exists for the app.", source: "designed", appliesTo: ["queryPayment"] },
   OUT_TRADE_NO_CONFLICT: { code: 400002, http: 409, meaning: "The outTradeNo was already used with different parameters; repeat the original parameters to get the original trade.", source: "designed", appliesTo: ["createCashierSession"] },
   TRADE_NOT_PAYABLE: { code: 400003, http: 409, meaning: "The trade is not waiting for payment (it is paid, refunded or closed).", source: "designed", appliesTo: [] },

@@ -15,3 +15,4 @@ registerSubcommand("proxy", {
   summary: "validating proxy: checks requests and responses against the contract",
   load: async () => (await import("./proxy.js")).proxyCommand,
 });
+registerSubcommand("sandbox", { summary: "run the local stateful sandbox (signed and key-based interfaces, control API, cashier)", load: async () => (await import("./sandbox.js")).sandboxCommand });

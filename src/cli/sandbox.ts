@@ -1,0 +1,165 @@
+// `mop sandbox`: runs the local sandbox until SIGINT or SIGTERM. Prints where everything is and
+// the demo credentials, then one JSON line per request unless --quiet.
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import {
+  createJsonLogger,
+  createSandbox,
+  defaultFixtures,
+  defaultFixturesText,
+  FixtureError,
+  parseFixtures,
+  type SandboxFixtures,
+} from "../sandbox/index.js";
+import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
+
+const USAGE = `Usage: mop sandbox [options]
+
+Runs a local, stateful Merchant Open Platform: the signed interface (/open-api/v1 and
+/open-api), the key-based interface (/v1), the control API (/sandbox), cashier pages
+(/cashier/{tradeNo}) and docs (/docs). Every request and answer is validated against the
+contract. Stop it with Ctrl+C.
+
+Options:
+  --host HOST                  address to listen on (default 127.0.0.1)
+  --port PORT                  port (default 4010; 0 picks a free one)
+  --fixtures FILE              start from this data set instead of the default one
+                               (format: src/sandbox/fixtures/fixtures.schema.json)
+  --print-fixtures             print the data set (default, or --fixtures FILE) and exit
+  --callback-schedule LIST     retry delays of callbacks, e.g. 1s,1s,5s (units ms, s, m, h;
+                               default 15s,15s,30s,3m,10m,20m,30m,30m,30m,60m,3h,3h,3h,6h,6h)
+  --allow-insecure-notify      accept http:// notifyUrls on loopback hosts (127.0.0.1, ::1,
+                               localhost), for a local receiver without TLS
+  --public-base-url URL        base of cashierUrl when the sandbox is reached through a proxy
+  --quiet                      no request log lines (errors are still printed)
+  -h, --help                   show this help
+`;
+
+const OPTIONS = {
+  host: { type: "string" },
+  port: { type: "string" },
+  fixtures: { type: "string" },
+  "print-fixtures": { type: "boolean" },
+  "callback-schedule": { type: "string" },
+  "allow-insecure-notify": { type: "boolean" },
+  "public-base-url": { type: "string" },
+  quiet: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+class UsageError extends Error {}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "1s,1s,5s" → [1000, 1000, 5000]. */
+export function parseSchedule(text: string): number[] {
+  return text.split(",").map((part) => {
+    const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(part);
+    if (!match) throw new UsageError(`--callback-schedule: "${part.trim()}" is not a delay such as 500ms, 15s, 3m or 6h`);
+    return Math.round(Number(match[1]) * (UNITS[match[2] ?? "ms"] ?? 1));
+  });
+}
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return 4010;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function readFixtures(file: string | undefined): { text: string; fixtures: SandboxFixtures } {
+  if (file === undefined) return { text: defaultFixturesText(), fixtures: defaultFixtures() };
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read --fixtures ${JSON.stringify(file)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return { text, fixtures: parseFixtures(text, file) };
+}
+
+function banner(url: string, fixtures: SandboxFixtures, startedMs: number): string {
+  const app = fixtures.apps[0];
+  const apiKey = fixtures.apiKeys[0];
+  const lines = [
+    `Merchant Open Platform sandbox listening (${startedMs} ms after start)`,
+    "",
+    `  Signed interface   ${url}/open-api/v1   (also unversioned: ${url}/open-api)`,
+    `  Key-based          ${url}/v1`,
+    `  Control API        ${url}/sandbox   (no signature: a local developer tool)`,
+    `  Cashier pages      ${url}/cashier/{tradeNo}`,
+    `  Docs               ${url}/docs`,
+    "",
+    "Demo credentials (from the fixtures; test data, not secrets):",
+  ];
+  if (app) {
+    lines.push(`  X-App-Key          ${app.appKey}`);
+    lines.push(`  app secret         ${app.appSecrets[0] ?? "(none)"}`);
+  }
+  if (apiKey) lines.push(`  API key            ${apiKey.apiKey}   (Authorization: Bearer ${apiKey.apiKey})`);
+  lines.push("", "Press Ctrl+C to stop.");
+  return lines.join("\n");
+}
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const { text, fixtures } = readFixtures(values.fixtures);
+  if (values["print-fixtures"]) {
+    io.stdout(text.endsWith("\n") ? text : `${text}\n`);
+    return 0;
+  }
+  const port = parsePort(values.port);
+  const host = values.host ?? "127.0.0.1";
+  const schedule = values["callback-schedule"] === undefined ? undefined : parseSchedule(values["callback-schedule"]);
+  const logger = createJsonLogger(io.stdout, { requests: !values.quiet, writeProblem: io.stderr });
+  const sandbox = createSandbox({
+    fixtures: values.fixtures === undefined ? undefined : text,
+    logger,
+    allowInsecureNotify: values["allow-insecure-notify"] ?? false,
+    ...(schedule !== undefined && { callbackSchedule: schedule }),
+    ...(values["public-base-url"] !== undefined && { publicBaseUrl: values["public-base-url"] }),
+  });
+  let listening;
+  try {
+    listening = await sandbox.listen({ port, host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    io.stderr(`mop sandbox: cannot listen on ${host}:${port} (${code ?? (error as Error).message})${code === "EADDRINUSE" ? "; pick another with --port" : ""}\n`);
+    return 1;
+  }
+  io.stdout(banner(listening.url, fixtures, Math.round(performance.now())));
+  void sandbox.ready().then(() => io.stdout(`Validators compiled: ready ${Math.round(performance.now())} ms after start.\n`));
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      void sandbox.close().then(resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  io.stdout("Sandbox stopped.\n");
+  return 0;
+}
+
+export const sandboxCommand: Subcommand = async (args, io) => {
+  try {
+    return await run(args, io);
+  } catch (error) {
+    if (error instanceof FixtureError) {
+      io.stderr(`mop sandbox: ${error.message}\n`);
+      return 1;
+    }
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`mop sandbox: ${error.message}\nRun "mop sandbox --help" for the options.\n`);
+    return EXIT_USAGE;
+  }
+};

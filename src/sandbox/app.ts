@@ -1,0 +1,37 @@
+// The sandbox's Express app: the signed interface at /open-api (answering /open-api/v1 and
+// /open-api), the key-based interface at /v1, the control API at /sandbox, the cashier page at
+// /cashier and the docs at /docs. Each interface has its own pipeline and error handler; what
+// escapes them all still gets an envelope here.
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import type { SandboxContext } from "./context.js";
+import { sendRaw } from "./envelope.js";
+import { SignedErrors } from "../../generated/error-codes.js";
+import { requestLogger } from "./logger.js";
+import { cashierRouter } from "./routes/cashier.js";
+import { controlRouter } from "./routes/control.js";
+import { docsRouter } from "./routes/docs.js";
+import { keyedRouter } from "./routes/keyed.js";
+import { signedRouter } from "./routes/signed.js";
+
+export function createSandboxApp(ctx: SandboxContext): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(requestLogger(ctx.logger));
+  app.use("/open-api", signedRouter(ctx));
+  app.use("/v1", keyedRouter(ctx));
+  app.use("/sandbox", controlRouter(ctx));
+  app.use("/cashier", cashierRouter(ctx));
+  app.use("/docs", docsRouter());
+  app.get("/", (_req, res) => res.redirect(302, "/docs"));
+  app.use((_req: Request, res: Response) => {
+    const entry = SignedErrors.PATH_NOT_FOUND;
+    sendRaw(res, entry.http, { code: entry.code, msg: "No operation exists at this path. The sandbox serves /open-api/v1, /open-api, /v1, /sandbox, /cashier and /docs.", data: null });
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    ctx.logger.error("An error escaped every handler. This is a sandbox bug.", { method: req.method, path: req.originalUrl, error });
+    if (res.headersSent) return void res.destroy();
+    const entry = SignedErrors.INTERNAL_ERROR;
+    sendRaw(res, entry.http, { code: entry.code, msg: entry.meaning, data: null });
+  });
+  return app;
+}

@@ -1,0 +1,94 @@
+// Who is calling: the signature check of the signed interface (done once, here, before the
+// validator; the validator's own security checks are off), the bearer key of the key-based
+// interface, and the optional per-caller rate limit of both.
+import type { NextFunction, Request, Response } from "express";
+import { verifySignedRequest, type NonceStore } from "../signing/index.js";
+import type { SandboxClock } from "./clock.js";
+import { keyedError, signedError } from "./errors.js";
+import type { SandboxLogger } from "./logger.js";
+import type { SandboxStore } from "./store/types.js";
+
+export const SIGNATURE_WINDOW_SECONDS = 300;
+
+/** Fixed one-second windows on the sandbox clock, so tests can step past them. */
+export interface RateLimiter {
+  /** Seconds to wait, or 0 when the request may pass. */
+  take(key: string, limitPerSecond: number): number;
+}
+
+export function createRateLimiter(clock: SandboxClock): RateLimiter {
+  const windows = new Map<string, { second: number; count: number }>();
+  return {
+    take(key, limitPerSecond) {
+      const now = clock.now();
+      const second = Math.floor(now / 1000);
+      const window = windows.get(key);
+      if (!window || window.second !== second) {
+        windows.set(key, { second, count: 1 });
+        return 0;
+      }
+      window.count += 1;
+      if (window.count <= limitPerSecond) return 0;
+      return Math.max(1, Math.ceil(((second + 1) * 1000 - now) / 1000));
+    },
+  };
+}
+
+interface AuthContext {
+  store: SandboxStore;
+  clock: SandboxClock;
+  nonceStore: NonceStore;
+  rateLimiter: RateLimiter;
+  logger: SandboxLogger;
+}
+
+/** Verifies the four signature headers over the raw body; sets res.locals.appKey. */
+export function verifySignature(ctx: AuthContext) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const result = await verifySignedRequest({
+      headers: req.headers,
+      body: (res.locals.rawBody as Buffer | undefined) ?? "",
+      secretsFor: (appKey) => ctx.store.app(appKey)?.appSecrets,
+      now: () => ctx.clock.now(),
+      nonceStore: ctx.nonceStore,
+      windowSeconds: SIGNATURE_WINDOW_SECONDS,
+    });
+    if (!result.ok) {
+      if (result.cause !== undefined) ctx.logger.error("Signature check failed internally.", { error: result.cause });
+      const headers: Record<string, string> = result.name === "RATE_LIMITED" ? { "Retry-After": "5" } : {};
+      return next(signedError(result.name, result.message, headers));
+    }
+    res.locals.appKey = result.appKey;
+    const limit = ctx.store.app(result.appKey)?.rateLimitPerSecond;
+    if (limit !== undefined) {
+      const wait = ctx.rateLimiter.take(`app:${result.appKey}`, limit);
+      if (wait > 0) {
+        return next(signedError("RATE_LIMITED", `Too many requests from app key ${result.appKey}: at most ${limit} per second. Retry after ${wait} s.`, { "Retry-After": String(wait) }));
+      }
+    }
+    next();
+  };
+}
+
+/** Authorization: Bearer <API_KEY> for the key-based interface; sets res.locals.apiKey. */
+export function verifyBearer(ctx: AuthContext) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const header = req.headers.authorization;
+    const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header ?? "");
+    if (!match) {
+      const why = header ? 'is not of the form "Bearer <API_KEY>"' : "is missing";
+      return next(keyedError("KEYED_UNAUTHORIZED", `The Authorization header ${why}.`));
+    }
+    const apiKey = match[1] ?? "";
+    const account = ctx.store.apiKey(apiKey);
+    if (!account) return next(keyedError("KEYED_UNAUTHORIZED", "The API key is unknown or revoked."));
+    res.locals.apiKey = apiKey;
+    if (account.rateLimitPerSecond !== undefined) {
+      const wait = ctx.rateLimiter.take(`key:${apiKey}`, account.rateLimitPerSecond);
+      if (wait > 0) {
+        return next(keyedError("KEYED_RATE_LIMITED", `Too many requests for this API key: at most ${account.rateLimitPerSecond} per second. Retry after ${wait} s.`, { "Retry-After": String(wait) }));
+      }
+    }
+    next();
+  };
+}

@@ -1,0 +1,110 @@
+// The request body, from bytes to the handler's exact object, one step each:
+//   captureRawBody   the bytes exactly as sent (any content type, at most 1 MiB) → res.locals.rawBody
+//   requireJson      a non-empty body must be application/json in UTF-8 (100014)
+//   parseJsonBody    lossless parse (100009 naming the position); req.body gets a Number copy
+//                    for the validator, res.locals.exactRequestBody keeps the bigints
+//   exactBodyAfterValidation  the validated copy (with defaults) + the exact bigints back
+import express, { type NextFunction, type Request, type Response } from "express";
+import { signedError } from "./errors.js";
+import { inexactIntegers, mergeExact, parseExactJson, toNumberCopy } from "./int64.js";
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+const rawParser = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
+
+export function captureRawBody(req: Request, res: Response, next: NextFunction): void {
+  rawParser(req, res, (err?: unknown) => {
+    if (err) return next(err);
+    res.locals.rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    req.body = undefined;
+    next();
+  });
+}
+
+function rawBodyOf(res: Response): Buffer {
+  return (res.locals.rawBody as Buffer | undefined) ?? Buffer.alloc(0);
+}
+
+/** True for application/json with no charset or charset=utf-8. */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [type = "", ...params] = header.split(";").map((part) => part.trim().toLowerCase());
+  if (type !== "application/json") return false;
+  return params.every((param) => {
+    const [key, value = ""] = param.split("=").map((part) => part.trim());
+    return key !== "charset" || value.replace(/"/g, "") === "utf-8";
+  });
+}
+
+export function requireJson(req: Request, res: Response, next: NextFunction): void {
+  if (rawBodyOf(res).length > 0 && !isJsonContentType(req.headers["content-type"])) {
+    const given = req.headers["content-type"] ? `"${req.headers["content-type"].slice(0, 80)}"` : "none";
+    return next(signedError("UNSUPPORTED_MEDIA_TYPE", `A request with a body must be sent as Content-Type: application/json (UTF-8); got ${given}.`));
+  }
+  next();
+}
+
+function isLoopbackHttpUrl(text: string): boolean {
+  if (!/^http:\/\//i.test(text)) return false;
+  try {
+    const host = new URL(text).hostname.toLowerCase();
+    return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Parses the body losslessly. With allowInsecureNotify, a top-level `notifyUrl` of
+ * http:// on a loopback host is shown to the validator as https:// (so only the HTTPS
+ * rule is relaxed; format, length and everything else still apply) and restored after.
+ */
+export function parseJsonBody(options: { allowInsecureNotify: boolean }) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const raw = rawBodyOf(res);
+    if (raw.length === 0) return next();
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
+    } catch {
+      return next(signedError("VALIDATION_FAILED", "body is not valid UTF-8"));
+    }
+    let exact: unknown;
+    try {
+      exact = parseExactJson(text);
+    } catch (error) {
+      return next(signedError("VALIDATION_FAILED", `body is not valid JSON: ${(error as Error).message}`));
+    }
+    const copy = toNumberCopy(exact);
+    if (options.allowInsecureNotify && copy !== null && typeof copy === "object" && !Array.isArray(copy)) {
+      const notifyUrl = (copy as Record<string, unknown>).notifyUrl;
+      if (typeof notifyUrl === "string" && isLoopbackHttpUrl(notifyUrl)) {
+        (copy as Record<string, unknown>).notifyUrl = `https://${notifyUrl.slice("http://".length)}`;
+        res.locals.insecureNotifyUrl = notifyUrl;
+      }
+    }
+    res.locals.exactRequestBody = exact;
+    req.body = copy;
+    next();
+  };
+}
+
+/**
+ * After validation: the body the handler uses (validated, with defaults, exact ids). The
+ * validator's int64 format only checks "is an integer" (ajv-formats replaces
+ * express-openapi-validator's range check), so the int64 range and exactness are checked here.
+ */
+export function exactBodyAfterValidation(req: Request, res: Response, next: NextFunction): void {
+  if (!("exactRequestBody" in res.locals)) return next();
+  const inexact = inexactIntegers(res.locals.exactRequestBody);
+  if (inexact.length > 0) {
+    const describe = ({ path, overflow }: { path: string; overflow: boolean }) =>
+      overflow ? `body.${path} must be <= 9223372036854775807 (int64)` : `body.${path} must be written as plain decimal digits (above 2^53 a number in exponent or decimal notation cannot be read exactly)`;
+    return next(signedError("VALIDATION_FAILED", inexact.map(describe).join("; ")));
+  }
+  const body = mergeExact(req.body, res.locals.exactRequestBody) as Record<string, unknown>;
+  const insecure = res.locals.insecureNotifyUrl as string | undefined;
+  if (insecure !== undefined && body && typeof body === "object") body.notifyUrl = insecure;
+  res.locals.body = body;
+  next();
+}

@@ -1,0 +1,264 @@
+// Callback delivery (DESIGN item 8): at least once, signed like requests with a fresh timestamp
+// and nonce per attempt, the same event id and the same bytes on every attempt. Any 2xx within
+// the timeout acknowledges; a redirect, 4xx, 5xx, timeout or refused connection is retried on
+// the schedule; after the last attempt the event is marked failed. Every attempt is logged.
+//
+// Retries wait on unref'd timers, and also fire when the sandbox clock is advanced past their
+// due time, so the 24-hour default schedule can be walked through with the control API.
+import { randomBytes } from "node:crypto";
+import { signRequestHeaders } from "../../signing/index.js";
+import type { SandboxClock } from "../clock.js";
+import { formatPlatformTime } from "../clock.js";
+import { stringifyExactJson, toNumberCopy } from "../int64.js";
+import type { SandboxLogger } from "../logger.js";
+import { validateWebhookEvent, type WebhookEventSchema } from "../spec.js";
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** DESIGN item 8: 15 retries over about 24 h after the first attempt. */
+export const DEFAULT_CALLBACK_SCHEDULE_MS: readonly number[] = [
+  15 * SECOND, 15 * SECOND, 30 * SECOND, 3 * MINUTE, 10 * MINUTE, 20 * MINUTE, 30 * MINUTE, 30 * MINUTE,
+  30 * MINUTE, 60 * MINUTE, 3 * HOUR, 3 * HOUR, 3 * HOUR, 6 * HOUR, 6 * HOUR,
+];
+
+export type CallbackEventType = "payment.succeeded" | "member_card.application.approved" | "member_card.application.rejected";
+
+const SCHEMAS: Record<CallbackEventType, WebhookEventSchema> = {
+  "payment.succeeded": "PaymentSucceededEvent",
+  "member_card.application.approved": "MemberCardApplicationApprovedEvent",
+  "member_card.application.rejected": "MemberCardApplicationRejectedEvent",
+};
+
+export interface CallbackAttempt {
+  attempt: number;
+  /** When the attempt started (sandbox clock, epoch ms). */
+  time: number;
+  durationMs: number;
+  httpStatus: number | null;
+  error: string | null;
+  acknowledged: boolean;
+}
+
+export interface CallbackEvent {
+  eventId: string;
+  type: CallbackEventType;
+  appKey: string;
+  targetUrl: string | null;
+  tradeNo: string | null;
+  applicationId: bigint | null;
+  /** The exact bytes sent on every attempt. */
+  body: string;
+  createTime: number;
+  status: "pending" | "delivered" | "failed";
+  attempts: CallbackAttempt[];
+  nextAttemptTime: number | null;
+  failureReason: string | null;
+}
+
+export interface CallbackInput {
+  type: CallbackEventType;
+  appKey: string;
+  /** The app's first secret; it signs the callback. */
+  secret: string | undefined;
+  targetUrl: string | null;
+  /** When the event happened (sandbox clock). */
+  createTime: number;
+  /** The event's data object, with exact (bigint) ids. */
+  data: Record<string, unknown>;
+  tradeNo?: string;
+  applicationId?: bigint;
+}
+
+/** A validated event, built before the state changes so that a bad payload changes nothing. */
+export interface PreparedCallback {
+  readonly event: CallbackEvent;
+  readonly secret: string | undefined;
+}
+
+export interface CallbackDispatcherOptions {
+  clock: SandboxClock;
+  logger: SandboxLogger;
+  scheduleMs: readonly number[];
+  timeoutMs: number;
+  fetch: typeof fetch;
+}
+
+export interface CallbackDispatcher {
+  /** Builds and validates an event against its webhook schema; throws when it does not fit (a sandbox bug). */
+  prepare(input: CallbackInput): PreparedCallback;
+  /** Records the event and makes the first attempt. */
+  dispatch(prepared: PreparedCallback): CallbackEvent;
+  event(eventId: string): CallbackEvent | undefined;
+  events(): CallbackEvent[];
+  /** Makes the attempts that the advanced sandbox clock has made due. */
+  clockAdvanced(): void;
+  /** Forgets every event and stops every pending attempt (state reset). */
+  reset(): void;
+  /** Stops for good: clears timers, aborts attempts in flight. */
+  close(): void;
+}
+
+const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+export function newEventId(): string {
+  const bytes = randomBytes(24);
+  let id = "evt_";
+  for (const byte of bytes) id += ALPHANUMERIC[byte % ALPHANUMERIC.length];
+  return id;
+}
+
+function describeFetchError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
+  if (cause?.code) return `${cause.code}${cause.message ? `: ${cause.message}` : ""}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function createCallbackDispatcher(options: CallbackDispatcherOptions): CallbackDispatcher {
+  const { clock, logger, scheduleMs, timeoutMs } = options;
+  const events = new Map<string, { event: CallbackEvent; secret: string | undefined }>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  const inFlight = new Map<string, AbortController>();
+  let closed = false;
+  let generation = 0;
+
+  /** Runs an attempt; nothing it does may escape as an unhandled rejection. */
+  function run(eventId: string): void {
+    attempt(eventId).catch((error: unknown) => logger.error("Callback attempt failed internally. This is a sandbox bug.", { eventId, error }));
+  }
+
+  function schedule(eventId: string, delayMs: number): void {
+    const timer = setTimeout(() => {
+      timers.delete(eventId);
+      run(eventId);
+    }, Math.max(0, delayMs));
+    timer.unref();
+    timers.set(eventId, timer);
+  }
+
+  async function attempt(eventId: string): Promise<void> {
+    const entry = events.get(eventId);
+    if (closed || !entry || inFlight.has(eventId)) return;
+    const { event, secret } = entry;
+    if (event.status !== "pending" || event.targetUrl === null || secret === undefined) return;
+    const started = clock.now();
+    const startedPerf = performance.now();
+    const controller = new AbortController();
+    inFlight.set(eventId, controller);
+    const myGeneration = generation;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    timer.unref();
+    let httpStatus: number | null = null;
+    let error: string | null = null;
+    try {
+      const headers = signRequestHeaders({ appKey: event.appKey, appSecret: secret, body: event.body, now: () => clock.now() });
+      const response = await options.fetch(event.targetUrl, {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/json" },
+        body: event.body,
+        redirect: "manual",
+        signal: controller.signal,
+      });
+      httpStatus = response.status;
+      await response.body?.cancel().catch(() => {});
+    } catch (caught) {
+      error = timedOut ? `no answer within ${timeoutMs} ms` : describeFetchError(caught);
+    } finally {
+      clearTimeout(timer);
+      inFlight.delete(eventId);
+    }
+    if (closed || myGeneration !== generation) return;
+    const acknowledged = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
+    if (httpStatus !== null && !acknowledged) error = httpStatus >= 300 && httpStatus < 400 ? `redirect (HTTP ${httpStatus}) is not an acknowledgement` : `HTTP ${httpStatus}`;
+    event.attempts.push({ attempt: event.attempts.length + 1, time: started, durationMs: Math.round(performance.now() - startedPerf), httpStatus, error, acknowledged });
+    if (acknowledged) {
+      event.status = "delivered";
+      event.nextAttemptTime = null;
+      return;
+    }
+    const retryIndex = event.attempts.length - 1;
+    const delay = scheduleMs[retryIndex];
+    if (delay === undefined) {
+      event.status = "failed";
+      event.nextAttemptTime = null;
+      event.failureReason = `not acknowledged after ${event.attempts.length} attempts`;
+      logger.warn("Callback given up: marked failed.", { eventId, type: event.type, targetUrl: event.targetUrl, attempts: event.attempts.length });
+      return;
+    }
+    event.nextAttemptTime = clock.now() + delay;
+    schedule(eventId, delay);
+  }
+
+  return {
+    prepare(input) {
+      const eventId = newEventId();
+      const payload = { id: eventId, type: input.type, createTime: formatPlatformTime(input.createTime), data: input.data };
+      const problems = validateWebhookEvent(SCHEMAS[input.type], toNumberCopy(payload));
+      if (problems.length > 0) {
+        throw new Error(`the ${input.type} callback payload does not match its webhook schema: ${problems.join("; ")}`);
+      }
+      return {
+        secret: input.secret,
+        event: {
+          eventId,
+          type: input.type,
+          appKey: input.appKey,
+          targetUrl: input.targetUrl,
+          tradeNo: input.tradeNo ?? null,
+          applicationId: input.applicationId ?? null,
+          body: stringifyExactJson(payload),
+          createTime: input.createTime,
+          status: "pending",
+          attempts: [],
+          nextAttemptTime: null,
+          failureReason: null,
+        },
+      };
+    },
+    dispatch(prepared) {
+      const { event, secret } = prepared;
+      events.set(event.eventId, { event, secret });
+      if (event.targetUrl === null || secret === undefined) {
+        event.status = "failed";
+        event.failureReason = event.targetUrl === null ? "the app has no callbackUrl" : "the app has no secret to sign with";
+        logger.warn("Callback cannot be sent: marked failed.", { eventId: event.eventId, type: event.type, reason: event.failureReason });
+        return event;
+      }
+      event.nextAttemptTime = clock.now();
+      if (!closed) schedule(event.eventId, 0);
+      return event;
+    },
+    event: (eventId) => events.get(eventId)?.event,
+    events: () => [...events.values()].map((entry) => entry.event),
+    clockAdvanced() {
+      const now = clock.now();
+      for (const { event } of events.values()) {
+        if (event.status === "pending" && event.nextAttemptTime !== null && event.nextAttemptTime <= now && !inFlight.has(event.eventId)) {
+          clearTimeout(timers.get(event.eventId));
+          timers.delete(event.eventId);
+          run(event.eventId);
+        }
+      }
+    },
+    reset() {
+      generation += 1;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      for (const controller of inFlight.values()) controller.abort();
+      inFlight.clear();
+      events.clear();
+    },
+    close() {
+      closed = true;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      for (const controller of inFlight.values()) controller.abort();
+      inFlight.clear();
+    },
+  };
+}

@@ -1,0 +1,19 @@
+// What every part of a running sandbox shares.
+import type { NonceStore } from "../signing/index.js";
+import type { RateLimiter } from "./auth.js";
+import type { CallbackDispatcher } from "./callbacks/dispatcher.js";
+import type { SandboxClock } from "./clock.js";
+import type { SandboxLogger } from "./logger.js";
+import type { SandboxStore } from "./store/types.js";
+
+export interface SandboxContext {
+  store: SandboxStore;
+  clock: SandboxClock;
+  callbacks: CallbackDispatcher;
+  logger: SandboxLogger;
+  nonceStore: NonceStore;
+  rateLimiter: RateLimiter;
+  allowInsecureNotify: boolean;
+  /** The base of cashier URLs: the configured publicBaseUrl, else the listen URL, else the request's own origin. */
+  publicBaseUrl(requestOrigin: string): string;
+}

@@ -1,0 +1,87 @@
+// The control API's operations (openapi/sandbox-control): the sandbox acting as the paying user,
+// the merchant and time itself. No signature: it is a local developer tool (docs/sandbox.md).
+import type { CallbackEvent } from "./callbacks/dispatcher.js";
+import { formatPlatformTime } from "./clock.js";
+import type { SandboxContext } from "./context.js";
+import { approveApplication, rejectApplication } from "./domain/member-cards.js";
+import { startOrderService } from "./domain/orders.js";
+import { closeTrade, controlTradeView, expireDueTrades, payTrade } from "./domain/payments.js";
+import type { OperationHandler } from "./routes/dispatch.js";
+
+export function clockView(ctx: SandboxContext) {
+  const now = ctx.clock.now();
+  return { now: formatPlatformTime(now), epochMs: now, offsetSeconds: Math.floor(ctx.clock.offsetMs / 1000) };
+}
+
+/** Moves the clock; trades expire and due callback retries go out at once. */
+export function advanceClock(ctx: SandboxContext, seconds: number) {
+  ctx.clock.advance(seconds * 1000);
+  const expiredTrades = expireDueTrades(ctx);
+  ctx.callbacks.clockAdvanced();
+  return { ...clockView(ctx), expiredTrades };
+}
+
+export function deliveryView(event: CallbackEvent) {
+  return {
+    eventId: event.eventId,
+    type: event.type,
+    appKey: event.appKey,
+    targetUrl: event.targetUrl,
+    tradeNo: event.tradeNo,
+    applicationId: event.applicationId,
+    status: event.status,
+    createTime: formatPlatformTime(event.createTime),
+    nextAttemptTime: event.nextAttemptTime === null ? null : formatPlatformTime(event.nextAttemptTime),
+    failureReason: event.failureReason,
+    body: event.body,
+    attempts: event.attempts.map((attempt) => ({ ...attempt, time: formatPlatformTime(attempt.time) })),
+  };
+}
+
+export interface DeliveryFilter {
+  eventId?: string;
+  tradeNo?: string;
+  applicationId?: bigint;
+  status?: CallbackEvent["status"];
+}
+
+export function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter) {
+  const list = ctx.callbacks
+    .events()
+    .filter((event) => filter.eventId === undefined || event.eventId === filter.eventId)
+    .filter((event) => filter.tradeNo === undefined || event.tradeNo === filter.tradeNo)
+    .filter((event) => filter.applicationId === undefined || event.applicationId === filter.applicationId)
+    .filter((event) => filter.status === undefined || event.status === filter.status)
+    .reverse()
+    .map(deliveryView);
+  return { list, total: list.length };
+}
+
+export function resetState(ctx: SandboxContext) {
+  ctx.callbacks.reset();
+  ctx.store.reset();
+  return { merchants: ctx.store.merchants().length, stores: ctx.store.stores().length, cardTemplates: ctx.store.cardTemplates().length, apps: ctx.store.apps().length };
+}
+
+export function controlOperations(ctx: SandboxContext): Record<string, OperationHandler> {
+  return {
+    payTrade: (call) => {
+      const { trade, eventId } = payTrade(ctx, call.pathParam("tradeNo"));
+      return { trade: controlTradeView(trade), eventId };
+    },
+    closeTrade: (call) => controlTradeView(closeTrade(ctx, call.pathParam("tradeNo"), "closed by the control API")),
+    startOrderService: (call) => startOrderService(ctx, call.id("path", "orderId")),
+    approveCreditApplication: (call) => approveApplication(ctx, call.id("path", "applicationId")),
+    rejectCreditApplication: (call) => rejectApplication(ctx, call.id("path", "applicationId"), call.body.reason),
+    getClock: () => clockView(ctx),
+    advanceClock: (call) => advanceClock(ctx, call.body.seconds),
+    listCallbackDeliveries: (call) =>
+      listDeliveries(ctx, {
+        eventId: call.query.eventId,
+        tradeNo: call.query.tradeNo,
+        applicationId: call.optionalId("query", "applicationId"),
+        status: call.query.status,
+      }),
+    resetState: () => resetState(ctx),
+  };
+}

@@ -1,0 +1,189 @@
+// Orders: createOrder, getOrder, listOrderStatusHistory, payOrder, cancelOrder, refundOrder,
+// writeOffOrder, and the control API's service start. Orders are found per app and merchant: an
+// order of another merchant or app is 300001, so nothing about it leaks.
+import { formatPlatformTime, platformDigits } from "../clock.js";
+import type { SandboxContext } from "../context.js";
+import { signedError } from "../errors.js";
+import type { AppRecord, OrderItemRecord, OrderRecord, StoreRecord } from "../store/types.js";
+import { requireMerchant } from "./access.js";
+import { requireCustomer } from "./customers.js";
+import { historyView, moveOrder, ORDER_STATUS, orderView, SERVICE_ORDER_TYPE } from "./order-status.js";
+import { cashierUrl, openOrderTrade, refreshTrade } from "./payments.js";
+
+/**
+ * Order ids are 2^53 + 1, 2^53 + 3, 2^53 + 5 …: above 2^53 a double holds only even integers,
+ * so every order id is one a double cannot hold, and any client that rounds ids is caught.
+ */
+export const ORDER_ID_BASE = 2n ** 53n;
+const MAX_TOTAL = 2_147_483_647n;
+
+export interface CreateOrderInput {
+  merchantId: bigint;
+  storeId?: bigint;
+  userId: bigint;
+  orderType: number;
+  couponId?: bigint;
+  voucherIds?: string;
+  remark?: string;
+  items: OrderItemRecord[];
+}
+
+/** The store given with an order or write-off: of this merchant (200003) and normal (200004). */
+function requireOpenStore(ctx: SandboxContext, merchantId: bigint, storeId: bigint): StoreRecord {
+  const store = ctx.store.store(storeId);
+  if (!store || store.merchantId !== merchantId) {
+    throw signedError("STORE_NOT_FOUND", `storeId ${storeId}: no such store of merchant ${merchantId}.`);
+  }
+  if (store.status !== 0) throw signedError("STORE_DISABLED", `storeId ${storeId}: the store is disabled (status 1).`);
+  return store;
+}
+
+export function createOrder(ctx: SandboxContext, app: AppRecord, input: CreateOrderInput): bigint {
+  requireMerchant(ctx, app, input.merchantId);
+  if (input.storeId !== undefined) requireOpenStore(ctx, input.merchantId, input.storeId);
+  requireCustomer(ctx, app, input.userId, "userId");
+  const total = input.items.reduce((sum, item) => sum + BigInt(item.price) * BigInt(item.quantity), 0n);
+  if (total > MAX_TOTAL) {
+    throw signedError("ORDER_AMOUNT_OUT_OF_RANGE", `items: the order total (sum of price × quantity) is ${total} fen, more than ${MAX_TOTAL}.`);
+  }
+  const now = ctx.clock.now();
+  const order: OrderRecord = {
+    id: ORDER_ID_BASE + 2n * BigInt(ctx.store.nextSequence("order")) - 1n,
+    appKey: app.appKey,
+    merchantId: input.merchantId,
+    storeId: input.storeId ?? null,
+    userId: input.userId,
+    orderType: input.orderType,
+    couponId: input.couponId ?? null,
+    voucherIds: input.voucherIds ?? null,
+    remark: input.remark ?? null,
+    items: input.items,
+    totalAmount: Number(total),
+    status: ORDER_STATUS.PENDING_PAYMENT,
+    createTime: now,
+    payTime: null,
+    completeTime: null,
+    history: [{ fromStatus: null, toStatus: ORDER_STATUS.PENDING_PAYMENT, changeTime: now, reason: "created" }],
+    tradeNos: [],
+    paidTradeNo: null,
+  };
+  ctx.store.saveOrder(order);
+  return order.id;
+}
+
+/** The app's order of that merchant (the merchant checked first), or 300001. */
+function requireOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint): OrderRecord {
+  requireMerchant(ctx, app, merchantId);
+  const order = ctx.store.order(orderId);
+  if (!order || order.merchantId !== merchantId || order.appKey !== app.appKey) {
+    throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order of merchant ${merchantId}.`);
+  }
+  return order;
+}
+
+export function getOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint) {
+  return orderView(requireOrder(ctx, app, orderId, merchantId));
+}
+
+export function listOrderStatusHistory(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint) {
+  return historyView(requireOrder(ctx, app, orderId, merchantId));
+}
+
+export interface PayOrderInput {
+  merchantId: bigint;
+  notifyUrl: string;
+  returnUrl?: string;
+  expireMinutes: number;
+  attach?: string;
+}
+
+export function payOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, input: PayOrderInput, requestOrigin: string) {
+  const order = requireOrder(ctx, app, orderId, input.merchantId);
+  if (order.status !== ORDER_STATUS.PENDING_PAYMENT) {
+    throw signedError("ORDER_NOT_PENDING_PAYMENT", `orderId ${orderId} is in status ${order.status}; payment may be started only in status 0 (pending payment).`);
+  }
+  const { merchantId: _merchantId, ...tradeInput } = input;
+  const trade = openOrderTrade(ctx, app, order, tradeInput);
+  return { orderId: order.id, tradeNo: trade.tradeNo, outTradeNo: trade.outTradeNo, cashierUrl: cashierUrl(ctx, trade.tradeNo, requestOrigin) };
+}
+
+export function cancelOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, input: { merchantId: bigint; reason?: string }) {
+  const order = requireOrder(ctx, app, orderId, input.merchantId);
+  if (order.status !== ORDER_STATUS.PENDING_PAYMENT) {
+    throw signedError("ORDER_NOT_CANCELLABLE", `orderId ${orderId} is in status ${order.status}; only an order in status 0 (pending payment) can be cancelled.`);
+  }
+  const now = ctx.clock.now();
+  for (const tradeNo of order.tradeNos) {
+    const trade = ctx.store.trade(tradeNo);
+    if (trade && refreshTrade(ctx, trade).status === "WAIT_BUYER_PAY") {
+      trade.status = "CLOSED";
+      trade.closeTime = now;
+      trade.closeReason = "order cancelled";
+      ctx.store.saveTrade(trade);
+    }
+  }
+  moveOrder(order, ORDER_STATUS.CANCELLED, now, input.reason ? `cancelled: ${input.reason}` : "cancelled");
+  ctx.store.saveOrder(order);
+  return orderView(order);
+}
+
+export function refundOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { reason: string; outRefundNo?: string }) {
+  const order = requireOrder(ctx, app, orderId, merchantId);
+  if (order.status !== ORDER_STATUS.PAID) {
+    throw signedError("ORDER_NOT_REFUNDABLE", `orderId ${orderId} is in status ${order.status}; a refund applies only to an order in status 1 (paid).`);
+  }
+  const now = ctx.clock.now();
+  const trade = order.paidTradeNo === null ? undefined : ctx.store.trade(order.paidTradeNo);
+  if (trade && trade.status === "SUCCESS") {
+    trade.status = "REFUND";
+    trade.refundTime = now;
+    ctx.store.saveTrade(trade);
+  }
+  moveOrder(order, ORDER_STATUS.REFUNDED, now, `refunded: ${input.reason}`);
+  ctx.store.saveOrder(order);
+  const refund = {
+    refundNo: `${platformDigits(now)}${String(ctx.store.nextSequence("refund") % 100_000).padStart(5, "0")}`,
+    appKey: app.appKey,
+    orderId: order.id,
+    merchantId: order.merchantId,
+    refundAmount: order.totalAmount,
+    reason: input.reason,
+    outRefundNo: input.outRefundNo ?? null,
+    createTime: now,
+  };
+  ctx.store.saveRefund(refund);
+  const { appKey: _appKey, createTime, ...view } = refund;
+  return { ...view, status: "SUCCESS" as const, createTime: formatPlatformTime(createTime) };
+}
+
+export function writeOffOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { storeId?: bigint; remark?: string }) {
+  const order = requireOrder(ctx, app, orderId, merchantId);
+  if (order.orderType !== SERVICE_ORDER_TYPE) {
+    throw signedError("ORDER_NOT_SERVICE_TYPE", `orderId ${orderId} has orderType ${order.orderType}; write-off applies only to service-type orders (orderType 3, voucher purchase).`);
+  }
+  if (order.status !== ORDER_STATUS.PAID && order.status !== ORDER_STATUS.IN_SERVICE) {
+    throw signedError("ORDER_NOT_WRITE_OFFABLE", `orderId ${orderId} is in status ${order.status}; a service-type order can be written off only in status 1 (paid) or 2 (in service).`);
+  }
+  if (input.storeId !== undefined) requireOpenStore(ctx, order.merchantId, input.storeId);
+  const now = ctx.clock.now();
+  const where = input.storeId === undefined ? "" : ` at store ${input.storeId}`;
+  moveOrder(order, ORDER_STATUS.COMPLETED, now, `written off${where}${input.remark ? `: ${input.remark}` : ""}`);
+  order.completeTime = now;
+  ctx.store.saveOrder(order);
+  return orderView(order);
+}
+
+/** Control API: a paid service-type order starts being served (1 → 2). */
+export function startOrderService(ctx: SandboxContext, orderId: bigint) {
+  const order = ctx.store.order(orderId);
+  if (!order) throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order.`);
+  if (order.orderType !== SERVICE_ORDER_TYPE) {
+    throw signedError("ORDER_NOT_SERVICE_TYPE", `orderId ${orderId} has orderType ${order.orderType}; only service-type orders (orderType 3) are served.`);
+  }
+  if (order.status !== ORDER_STATUS.PAID) {
+    throw signedError("ORDER_SERVICE_NOT_STARTABLE", `orderId ${orderId} is in status ${order.status}; service can start only for a paid (status 1) service-type order.`);
+  }
+  moveOrder(order, ORDER_STATUS.IN_SERVICE, ctx.clock.now(), "service started");
+  ctx.store.saveOrder(order);
+  return orderView(order);
+}

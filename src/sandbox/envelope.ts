@@ -1,0 +1,107 @@
+// Writing answers. Every answer is an envelope: {code, msg, data} (signed interface and control
+// API) or {code, message, data} (key-based interface), written losslessly.
+//
+// How int64 answers pass response validation: installExactJson replaces res.json, BEFORE the
+// validator wraps it, with a writer that sends res.locals.exactBody (bigints intact). Handlers
+// call respond(), which stores the exact body there and calls res.json with a Number copy; the
+// validator checks that copy and hands it on to the writer, which sends the exact body instead.
+// A failed response validation is recorded by the validator's onError (see app.ts) and the
+// writer then sends 100099 instead of the invalid body.
+import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
+import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
+import { toFailure, toKeyedName, type KeyedErrorName, type SignedErrorName } from "./errors.js";
+import { stringifyExactJson, toNumberCopy } from "./int64.js";
+import type { SandboxLogger } from "./logger.js";
+
+/** signed: /open-api; keyed: /v1; control: /sandbox (same envelope and codes as signed). */
+export type Variant = "signed" | "keyed" | "control";
+
+export function successEnvelope(variant: Variant, data: unknown): Record<string, unknown> {
+  return variant === "keyed" ? { code: 200, message: "success", data } : { code: 0, msg: "success", data };
+}
+
+function failureEnvelope(variant: Variant, code: number, message: string): Record<string, unknown> {
+  return variant === "keyed" ? { code, message, data: null } : { code, msg: message, data: null };
+}
+
+/** Sends an exact body directly, bypassing res.json (and so the validator). */
+export function sendRaw(res: Response, status: number, exact: unknown): void {
+  res.locals.envelopeCode = (exact as { code?: unknown } | null)?.code;
+  res.status(status);
+  res.set("Content-Type", "application/json; charset=utf-8");
+  res.send(stringifyExactJson(exact));
+}
+
+/** Answers through res.json, so the response validator sees a Number copy of the exact body. */
+export function respond(res: Response, status: number, exact: unknown): void {
+  res.locals.exactBody = exact;
+  res.status(status).json(toNumberCopy(exact));
+}
+
+export function respondSuccess(res: Response, variant: Variant, data: unknown): void {
+  respond(res, 200, successEnvelope(variant, data));
+}
+
+interface ResponseValidationFailure {
+  message?: string;
+  errors?: unknown;
+}
+
+export function installExactJson(variant: Variant, logger: SandboxLogger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    res.locals.exactJsonInstalled = true;
+    res.json = function exactJson(body: unknown): Response {
+      const exact = "exactBody" in res.locals ? res.locals.exactBody : body;
+      delete res.locals.exactBody;
+      const invalid = res.locals.responseValidationError as ResponseValidationFailure | undefined;
+      if (invalid !== undefined) {
+        delete res.locals.responseValidationError;
+        logger.error("An answer failed response validation; sent 100099 instead. This is a sandbox bug.", {
+          method: req.method,
+          path: req.originalUrl,
+          operationId: (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
+          status: res.statusCode,
+          validation: invalid.message,
+          errors: invalid.errors,
+          body: exact,
+        });
+        const entry = variant === "keyed" ? KeyedErrors.KEYED_INTERNAL_ERROR : SignedErrors.INTERNAL_ERROR;
+        sendRaw(res, entry.http, failureEnvelope(variant, entry.code, entry.meaning));
+        return res;
+      }
+      sendRaw(res, res.statusCode, exact);
+      return res;
+    };
+    next();
+  };
+}
+
+/** The one error handler of an interface: every error becomes the envelope with the registry's code and HTTP status. */
+export function envelopeErrorHandler(variant: Variant, logger: SandboxLogger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const rawBody = res.locals.rawBody as Buffer | undefined;
+    const failure = toFailure(err, { bodyWasEmpty: rawBody === undefined || rawBody.length === 0 });
+    let entry: { code: number; http: number; meaning: string };
+    let message = failure.message;
+    if (variant === "keyed") {
+      entry = KeyedErrors[toKeyedName(failure.name)];
+    } else if (failure.name in SignedErrors) {
+      entry = SignedErrors[failure.name as SignedErrorName];
+    } else {
+      entry = SignedErrors.INTERNAL_ERROR;
+      failure.internal ??= new Error(`keyed error ${failure.name as KeyedErrorName} raised on the ${variant} interface`);
+    }
+    if (failure.internal !== undefined || entry.http >= 500) {
+      logger.error("Internal error while answering a request. This is a sandbox bug.", { method: req.method, path: req.originalUrl, error: failure.internal ?? err });
+      message = entry.meaning;
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [name, value] of Object.entries(failure.headers)) res.set(name, value);
+    const envelope = failureEnvelope(variant, entry.code, message);
+    if (res.locals.exactJsonInstalled === true && entry.http < 500) respond(res, entry.http, envelope);
+    else sendRaw(res, entry.http, envelope);
+  };
+}

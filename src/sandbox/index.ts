@@ -1,0 +1,158 @@
+// The sandbox: a local, stateful stand-in for the Merchant Open Platform. It serves the signed
+// interface (/open-api/v1 and /open-api), the key-based interface (/v1), its own control API
+// (/sandbox) and a cashier page (/cashier/{tradeNo}), validates every request and answer against
+// the bundled specs, and sends signed callbacks. See docs/sandbox.md.
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { createServer } from "node:http";
+import type { Express } from "express";
+import { createMemoryNonceStore } from "../signing/index.js";
+import { SignedErrors } from "../../generated/error-codes.js";
+import { createSandboxApp } from "./app.js";
+import { createRateLimiter } from "./auth.js";
+import { createCallbackDispatcher, DEFAULT_CALLBACK_SCHEDULE_MS, type CallbackDispatcher } from "./callbacks/dispatcher.js";
+import { createSandboxClock, type Clock, type SandboxClock } from "./clock.js";
+import type { SandboxContext } from "./context.js";
+import { defaultFixtures, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
+import { createQuietLogger, type SandboxLogger } from "./logger.js";
+import { warmUpValidators } from "./routes/dispatch.js";
+import { createMemoryStore } from "./store/memory.js";
+import type { SandboxStore } from "./store/types.js";
+
+export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackEvent } from "./callbacks/dispatcher.js";
+export { createSandboxClock, formatPlatformTime, type Clock, type SandboxClock } from "./clock.js";
+export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
+export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
+export { ORDER_ID_BASE } from "./domain/orders.js";
+export { createMemoryStore } from "./store/memory.js";
+export type * from "./store/types.js";
+
+export interface SandboxOptions {
+  /** Fixtures as JSON text or an object in the fixture format (fixtures.schema.json). Default: the default data set. */
+  fixtures?: string | object;
+  /** The base clock in epoch ms; the sandbox adds the offset the control API moves. Default Date.now. */
+  clock?: Clock;
+  /** Delays between callback attempts, in ms. Default DESIGN item 8's 15 retries over about 24 h. */
+  callbackSchedule?: readonly number[];
+  /** How long a callback receiver has to answer 2xx. Default 5000 ms. */
+  callbackTimeoutMs?: number;
+  /** Accept http:// notifyUrls on loopback hosts (127.0.0.0/8, ::1, localhost). Default false. */
+  allowInsecureNotify?: boolean;
+  /** The base of cashierUrl. Default: the URL the sandbox listens on. */
+  publicBaseUrl?: string;
+  /** Where logs go. Default: quiet (no request lines; internal errors still reach stderr). */
+  logger?: SandboxLogger;
+  /** The fetch used to deliver callbacks. Default globalThis.fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface ListeningSandbox {
+  /** e.g. http://127.0.0.1:4010 */
+  url: string;
+  port: number;
+  server: Server;
+  /** Stops the server (open connections included) and the callback timers. */
+  close(): Promise<void>;
+}
+
+export interface Sandbox {
+  app: Express;
+  listen(options?: { port?: number; host?: string }): Promise<ListeningSandbox>;
+  state: SandboxStore;
+  clock: SandboxClock;
+  callbacks: CallbackDispatcher;
+  /** Settles when the validators of all three specs are compiled (listen() starts that). */
+  ready(): Promise<void>;
+  /** Stops every server started by listen() and the callback timers. */
+  close(): Promise<void>;
+}
+
+function loadFixtureOption(fixtures: string | object | undefined): SandboxFixtures {
+  return fixtures === undefined ? defaultFixtures() : parseFixtures(fixtures);
+}
+
+/** Malformed HTTP never reaches Express; answer it with an envelope too. */
+function clientErrorResponse(error: NodeJS.ErrnoException): string {
+  const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
+  const body = JSON.stringify({
+    code: SignedErrors.VALIDATION_FAILED.code,
+    msg: tooLarge ? "The request headers are too large." : "The request is not valid HTTP.",
+    data: null,
+  });
+  const status = tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request";
+  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const fixtures = loadFixtureOption(options.fixtures);
+  const logger = options.logger ?? createQuietLogger();
+  const clock = createSandboxClock(options.clock);
+  const callbacks = createCallbackDispatcher({
+    clock,
+    logger,
+    scheduleMs: options.callbackSchedule ?? DEFAULT_CALLBACK_SCHEDULE_MS,
+    timeoutMs: options.callbackTimeoutMs ?? 5000,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+  });
+  let listenUrl: string | undefined;
+  const ctx: SandboxContext = {
+    store: createMemoryStore(fixtures),
+    clock,
+    callbacks,
+    logger,
+    nonceStore: createMemoryNonceStore({ capacity: 100_000 }),
+    rateLimiter: createRateLimiter(clock),
+    allowInsecureNotify: options.allowInsecureNotify ?? false,
+    publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
+  };
+  const app = createSandboxApp(ctx);
+  const servers = new Set<ListeningSandbox>();
+
+  async function listen({ port = 0, host = "127.0.0.1" }: { port?: number; host?: string } = {}): Promise<ListeningSandbox> {
+    const server = createServer(app);
+    server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+      if (socket.writable) socket.end(clientErrorResponse(error));
+      else socket.destroy();
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+    listenUrl ??= url;
+    const handle: ListeningSandbox = {
+      url,
+      port: address.port,
+      server,
+      close: async () => {
+        servers.delete(handle);
+        callbacks.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      },
+    };
+    servers.add(handle);
+    // Compile the specs' validators now rather than on the first request (shared per process).
+    setImmediate(() => void warmUpValidators());
+    return handle;
+  }
+
+  return {
+    app,
+    listen,
+    state: ctx.store,
+    clock,
+    callbacks,
+    ready: warmUpValidators,
+    async close() {
+      callbacks.close();
+      await Promise.all([...servers].map((server) => server.close()));
+    },
+  };
+}
