@@ -79,7 +79,7 @@ async function readBody(text: string | undefined, file: string | undefined): Pro
 function curlCommand(url: string, method: string | undefined, headers: SignedRequestHeaders, body: Body | undefined): string {
   const hasBody = body !== undefined && body.bytes.length > 0;
   const verb = method ?? (hasBody ? "POST" : undefined);
-  const parts = [verb === undefined ? `curl ${shellQuote(url)}` : `curl -X ${verb} ${shellQuote(url)}`];
+  const parts = [verb === undefined ? `curl -sS ${shellQuote(url)}` : `curl -sS -X ${verb} ${shellQuote(url)}`];
   if (hasBody) parts.push(`-H ${shellQuote("Content-Type: application/json")}`);
   for (const [name, value] of Object.entries(headers)) parts.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   if (hasBody) {

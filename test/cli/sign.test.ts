@@ -117,7 +117,7 @@ describe("mop sign --curl", () => {
       {
         given: [...base, "--body", `{"remark":"it's \\"fine\\"\\n"}`, "--curl", "https://sandbox.example.com/open-api/v1/orders"],
         want: [
-          "curl -X POST 'https://sandbox.example.com/open-api/v1/orders' \\",
+          "curl -sS -X POST 'https://sandbox.example.com/open-api/v1/orders' \\",
           "  -H 'Content-Type: application/json' \\",
           "  -H 'X-App-Key: demo-app-key' \\",
           "  -H 'X-Timestamp: 1718870400' \\",
@@ -133,7 +133,7 @@ describe("mop sign --curl", () => {
       {
         given: [...base, "--curl", "https://sandbox.example.com/open-api/v1/orders/1?merchantId=10001&x='y'"],
         want: [
-          "curl 'https://sandbox.example.com/open-api/v1/orders/1?merchantId=10001&x='\\''y'\\''' \\",
+          "curl -sS 'https://sandbox.example.com/open-api/v1/orders/1?merchantId=10001&x='\\''y'\\''' \\",
           "  -H 'X-App-Key: demo-app-key' \\",
           "  -H 'X-Timestamp: 1718870400' \\",
           "  -H 'X-Nonce: nonce-0001' \\",
@@ -147,7 +147,7 @@ describe("mop sign --curl", () => {
       {
         given: [...base, "--curl", "https://sandbox.example.com/open-api/v1/orders/1/cancel", "--method", "post"],
         want: [
-          "curl -X POST 'https://sandbox.example.com/open-api/v1/orders/1/cancel' \\",
+          "curl -sS -X POST 'https://sandbox.example.com/open-api/v1/orders/1/cancel' \\",
           "  -H 'X-App-Key: demo-app-key' \\",
           "  -H 'X-Timestamp: 1718870400' \\",
           "  -H 'X-Nonce: nonce-0001' \\",
@@ -173,7 +173,7 @@ describe("mop sign --curl", () => {
 
   it("adds the curl command to --json output", async () => {
     const { stdout } = await mopSign([...base, "--json", "--curl", "http://localhost:8080/open-api/v1/stores"]);
-    expect(JSON.parse(stdout)).toMatchObject({ curl: expect.stringMatching(/^curl 'http:\/\/localhost:8080\/open-api\/v1\/stores' \\\n {2}-H 'X-App-Key: demo-app-key'/) });
+    expect(JSON.parse(stdout)).toMatchObject({ curl: expect.stringMatching(/^curl -sS 'http:\/\/localhost:8080\/open-api\/v1\/stores' \\\n {2}-H 'X-App-Key: demo-app-key'/) });
   });
 });
 
