@@ -96,7 +96,7 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number): stri
     lines.push(`  app secret         ${app.appSecrets[0] ?? "(none)"}`);
   }
   if (apiKey) lines.push(`  API key            ${apiKey.apiKey}   (Authorization: Bearer ${apiKey.apiKey})`);
-  lines.push("", "Press Ctrl+C to stop.");
+  lines.push("", "Press Ctrl+C to stop.", "");
   return lines.join("\n");
 }
 
