@@ -14,4 +14,4 @@ app.post(
     },
   }),
 );
-app.listen(port, "127.0.0.1", () => console.log(`receiving callbacks on http://127.0.0.1:${port}/notify`));
+const server = app.listen(port, "127.0.0.1", () => console.log(`receiving callbacks on http://127.0.0.1:${server.address().port}/notify`));
