@@ -1,4 +1,5 @@
-// Redocly plugin with the contract's own lint rules (see redocly.yaml).
+// Redocly plugin with the contract's own lint rules and decorators (see redocly.yaml).
+import { CodeSamples } from "./code-samples.js";
 
 /** Every property of every schema says what it is: its own description, or that of the schema it references. */
 function PropertyDescription() {
@@ -42,6 +43,12 @@ export default function contractRules() {
       oas3: {
         "property-description": PropertyDescription,
         "x-source-value": XSourceValue,
+      },
+    },
+    decorators: {
+      oas3: {
+        // x-codeSamples (TypeScript client call and curl) on every operation, at bundle time.
+        "code-samples": CodeSamples,
       },
     },
   };

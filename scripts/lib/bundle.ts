@@ -3,17 +3,23 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 const redoclyBin = join(require.resolve("@redocly/cli/package.json"), "..", "bin", "cli.js");
+// The repository's redocly.yaml, named explicitly: its per-API decorators (x-codeSamples, see
+// lint/code-samples.js) are part of the bundle, whatever directory the generator runs from.
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const redoclyConfig = join(repoRoot, "redocly.yaml");
 
 export function bundleSpec(rootFile: string): Record<string, unknown> {
   const dir = mkdtempSync(join(tmpdir(), "mop-bundle-"));
   try {
     const out = join(dir, "bundle.json");
     try {
-      execFileSync(process.execPath, [redoclyBin, "bundle", rootFile, "--output", out, "--ext", "json"], {
+      execFileSync(process.execPath, [redoclyBin, "bundle", rootFile, "--config", redoclyConfig, "--output", out, "--ext", "json"], {
+        cwd: repoRoot,
         stdio: ["ignore", "ignore", "pipe"],
         env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
       });

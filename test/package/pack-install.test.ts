@@ -1,0 +1,326 @@
+// The package as a consumer gets it: `npm pack` of a clean copy of the repository (its own
+// `prepare` script builds dist/), installed into a fresh ESM project, then used by package
+// name only: every export imported with node, a strict NodeNext type check of a consumer file,
+// the `mop` command, the spec and signing-vector exports, and the sandbox started from the
+// installed files and answering a signed call (its fixtures and the bundled specs are runtime
+// files, so a missing one fails here).
+//
+// The install is offline from the npm cache when it can be (this repository's own install put
+// the dependencies there) and falls back to the registry; when neither works the test fails
+// with both npm outputs, it does not skip.
+import { execFile } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/util/package-root.js";
+
+const exec = promisify(execFile);
+const root = packageRoot();
+const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  name: string;
+  version: string;
+  exports: Record<string, string | Record<string, string>>;
+  bin: Record<string, string>;
+};
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const npx = process.platform === "win32" ? "npx.cmd" : "npx";
+const NPM_ENV = {
+  ...process.env,
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+  npm_config_loglevel: "error",
+};
+
+/** The code entry points and one export each must have, with its typeof. */
+const CODE_EXPORTS: Record<string, [string, string]> = {
+  ".": ["createSignedClient", "function"],
+  "./client": ["createKeyedClient", "function"],
+  "./signing": ["sign", "function"],
+  "./callbacks": ["verifyCallback", "function"],
+  "./sandbox": ["createSandbox", "function"],
+  "./conformance": ["runConformance", "function"],
+  "./proxy": ["startProxy", "function"],
+  "./error-codes": ["SignedErrors", "object"],
+};
+
+/** Top-level entries of the repository not copied for packing: installs, builds, local output. */
+const NOT_COPIED = new Set(["node_modules", ".git", "dist", "coverage", "bench-results", join("docs", "site")]);
+
+const timings: Record<string, number> = {};
+async function timed<T>(step: string, action: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await action();
+  } finally {
+    timings[step] = Math.round(performance.now() - started);
+  }
+}
+
+async function sh(command: string, args: string[], cwd: string, timeout = 60_000): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await exec(command, args, { cwd, env: NPM_ENV, timeout, maxBuffer: 32 * 1024 * 1024 });
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+}
+
+// Run by node in the consumer project: imports by package name only.
+const IMPORT_CHECK = `
+import { createRequire } from "node:module";
+import spec from "merchant-open-platform/openapi/signed.json" with { type: "json" };
+
+const expected = ${JSON.stringify(CODE_EXPORTS)};
+const result = { exports: {}, spec: {}, vectors: {}, sandbox: {} };
+for (const [subpath, [name, type]] of Object.entries(expected)) {
+  const mod = await import(subpath === "." ? "merchant-open-platform" : "merchant-open-platform" + subpath.slice(1));
+  result.exports[subpath] = typeof mod[name] === type ? "ok" : \`\${name} is \${typeof mod[name]}\`;
+}
+
+// The bundled spec through its export, with the code samples the decorator wrote.
+const create = spec.paths["/orders"].post;
+result.spec = { version: spec.info.version, samples: (create["x-codeSamples"] ?? []).map((s) => s.lang) };
+const require = createRequire(import.meta.url);
+const keyed = require("merchant-open-platform/openapi/keyed.json");
+const yamlPath = require.resolve("merchant-open-platform/openapi/signed.yaml");
+result.spec.keyedVersion = keyed.info.version;
+result.spec.yamlInPackage = yamlPath.includes("node_modules/merchant-open-platform/generated/");
+
+// The signing vectors, checked with the installed signer.
+const { sign } = await import("merchant-open-platform/signing");
+const vectors = require("merchant-open-platform/signing-vectors.json");
+result.vectors = {
+  valid: vectors.valid.length,
+  signed: vectors.valid.filter((v) => sign({ appKey: v.appKey, appSecret: v.appSecret, timestamp: v.timestamp, nonce: v.nonce, body: v.body }) === v.expectedSign).length,
+};
+
+// The sandbox from the installed files (fixtures, specs), and a signed call to it.
+const { createSandbox } = await import("merchant-open-platform/sandbox");
+const { createSignedClient, createKeyedClient } = await import("merchant-open-platform");
+const sandbox = createSandbox();
+try {
+  const { url } = await sandbox.listen({ port: 0, host: "127.0.0.1" });
+  const client = createSignedClient({ baseUrl: url, appKey: "demo-app-key", appSecret: "demo-app-secret" });
+  const merchant = await client.call("getMerchant", { params: { path: { merchantId: 10001 } } });
+  const keyedClient = createKeyedClient({ baseUrl: url, apiKey: "demo-api-key" });
+  const page = await keyedClient.call("listAccountMerchants", { params: { query: { page: 1, limit: 20 } } });
+  result.sandbox = { merchantName: merchant.merchantName, accountMerchants: page.merchants.length };
+} finally {
+  await sandbox.close();
+}
+console.log(JSON.stringify(result));
+`;
+
+// Type-checked (never run) in the consumer project against the installed declarations.
+const CONSUMER_TS = `
+import { ApiError, createSignedClient, sign, SignedErrors, verifyCallback, type SignedClient } from "merchant-open-platform";
+import { createSandbox, type Sandbox } from "merchant-open-platform/sandbox";
+import { runConformance, type ConformanceReport } from "merchant-open-platform/conformance";
+import { KeyedErrors } from "merchant-open-platform/error-codes";
+
+const client: SignedClient = createSignedClient({ baseUrl: "http://127.0.0.1:4010", appKey: "demo-app-key", appSecret: "demo-app-secret" });
+const orderId = await client.call("createOrder", {
+  body: { merchantId: 10001, userId: 880000000001, orderType: 1, items: [{ itemType: 1, itemId: 31002, itemName: "Egg tart", price: 650, quantity: 1 }] },
+});
+const order = await client.call("getOrder", { params: { path: { orderId }, query: { merchantId: 10001 } } });
+const total: number = order.totalAmount;
+const merchants = await client.call("listMerchants");
+const firstName: string | undefined = merchants.list[0]?.merchantName;
+// @ts-expect-error an operationId that does not exist
+await client.call("deleteEverything");
+// @ts-expect-error merchantId is an integer id, not text
+await client.call("getOrder", { params: { path: { orderId }, query: { merchantId: "10001" } } });
+// @ts-expect-error createOrder needs its body
+await client.call("createOrder");
+
+const signature: string = sign({ appKey: "demo-app-key", appSecret: "demo-app-secret", timestamp: "1718870400", nonce: "n0nce-8f3a2c1d" });
+const mismatch: 100003 = SignedErrors.SIGNATURE_MISMATCH.code;
+const unauthorized: 401 = KeyedErrors.KEYED_UNAUTHORIZED.code;
+const verification = await verifyCallback({ headers: {}, rawBody: "{}", secrets: "demo-app-secret" });
+if (verification.ok) {
+  const eventId: string = verification.event.id;
+  console.log(eventId);
+} else {
+  const failureCode: number = verification.code;
+  console.log(failureCode);
+}
+
+const sandbox: Sandbox = createSandbox();
+const report: ConformanceReport = await runConformance({ baseUrl: "http://127.0.0.1:4010", appKey: "demo-app-key", appSecret: "demo-app-secret" });
+try {
+  await client.call("queryPayment", { params: { query: { tradeNo: "2026112210153000001" } } });
+} catch (error) {
+  if (error instanceof ApiError) console.log(error.code, error.httpStatus);
+}
+console.log(total, firstName, signature, mismatch, unauthorized, sandbox, report);
+`;
+
+describe("npm pack, then install into a fresh project", () => {
+  let work: string;
+  let tarball: string;
+  let entries: string[];
+  let consumer: string;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "mop-pack-"));
+
+    // A clean copy of the repository (no dist/, no installs), with the dev tools linked in so
+    // that npm pack runs the package's own prepare script (tsc -p tsconfig.build.json).
+    const stage = join(work, "stage");
+    await timed("copy", async () => {
+      cpSync(root, stage, {
+        recursive: true,
+        filter: (source) => {
+          const rel = relative(root, source);
+          return !NOT_COPIED.has(rel) && !rel.endsWith(".tgz");
+        },
+      });
+      symlinkSync(join(root, "node_modules"), join(stage, "node_modules"), "dir");
+    });
+    const packs = join(work, "packs");
+    mkdirSync(packs);
+    const packed = await timed("npm pack (with prepare: tsc build)", () => sh(npm, ["pack", "--json", "--pack-destination", packs], stage, 120_000));
+    // Lifecycle scripts may print before the JSON: read from the array's opening bracket.
+    const json = packed.stdout.slice(packed.stdout.search(/^\[/m));
+    const [info] = JSON.parse(json) as Array<{ filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }>;
+    tarball = join(packs, info!.filename);
+    entries = info!.files.map((f) => f.path);
+    console.log(
+      `tarball ${info!.filename}: ${(statSync(tarball).size / 1024).toFixed(1)} KiB packed, ${(info!.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${entries.length} files`,
+    );
+
+    consumer = join(work, "consumer");
+    mkdirSync(consumer);
+    await timed("npm init", () => sh(npm, ["init", "-y"], consumer));
+    const consumerManifest = JSON.parse(readFileSync(join(consumer, "package.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(consumer, "package.json"), JSON.stringify({ ...consumerManifest, type: "module", private: true }, null, 2));
+    await timed("npm install", async () => {
+      try {
+        await sh(npm, ["install", "--no-audit", "--no-fund", "--offline", tarball], consumer, 120_000);
+      } catch (offline) {
+        console.warn(`offline install failed, trying the registry:\n${(offline as Error).message.slice(0, 2000)}`);
+        try {
+          await sh(npm, ["install", "--no-audit", "--no-fund", tarball], consumer, 180_000);
+        } catch (online) {
+          throw new Error(
+            "Cannot install the packed tarball: not offline from the npm cache, and not from the registry (is the network available?).\n" +
+              `offline: ${(offline as Error).message.slice(0, 3000)}\nonline: ${(online as Error).message.slice(0, 3000)}`,
+          );
+        }
+      }
+    });
+  }, 240_000);
+
+  afterAll(() => {
+    console.log(`pack-install timings (ms): ${JSON.stringify(timings)}`);
+    // MOP_KEEP_PACK=1 keeps the staged copy, the tarball and the consumer project to look into.
+    if (work && process.env.MOP_KEEP_PACK) console.log(`kept ${work}`);
+    else if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("ships the built code, the bundled specs, the vectors and the runtime fixtures, and nothing else", () => {
+    const missing = (path: string) => !entries.includes(path);
+    const targets = Object.values(manifest.exports).flatMap((target) => (typeof target === "string" ? [target] : Object.values(target)));
+    expect(targets.map((t) => t.replace(/^\.\//, "")).filter(missing), "every exports target is in the tarball").toEqual([]);
+    expect(Object.values(manifest.bin).filter(missing), "the bin is in the tarball").toEqual([]);
+    expect(
+      ["src/sandbox/fixtures/default.json", "src/sandbox/fixtures/fixtures.schema.json", "dist/src/cli/main.js", "dist/generated/signed.d.ts"].filter(missing),
+      "runtime files",
+    ).toEqual([]);
+    for (const name of ["signed", "keyed", "sandbox-control"]) {
+      expect(entries).toEqual(expect.arrayContaining([`generated/${name}.openapi.json`, `generated/${name}.openapi.yaml`]));
+    }
+
+    const unwanted = entries.filter(
+      (path) =>
+        path.startsWith("test/") ||
+        path.startsWith("openapi/") ||
+        path.startsWith("scripts/") ||
+        path.startsWith("lint/") ||
+        path.startsWith("releases/") ||
+        path.startsWith("docs/site/") ||
+        path.includes("node_modules/") ||
+        (path.startsWith("src/") && !path.endsWith(".json")) ||
+        (path.startsWith("generated/") && path.endsWith(".ts")) ||
+        path.endsWith(".tgz"),
+    );
+    expect(unwanted, "sources, tests, hand-written specs and installs stay out of the tarball").toEqual([]);
+    // Every compiled file has its source: no stale output of a deleted module.
+    const stale = entries
+      .filter((path) => path.startsWith("dist/") && path.endsWith(".js"))
+      .filter((path) => {
+        const source = join(root, path.slice("dist/".length).replace(/\.js$/, ".ts"));
+        try {
+          return !statSync(source).isFile();
+        } catch {
+          return true;
+        }
+      });
+    expect(stale).toEqual([]);
+    expect(statSync(tarball).size, "tarball size").toBeLessThan(5 * 1024 * 1024);
+  });
+
+  it("imports every export by package name, reads the spec and vectors, and runs the sandbox", async () => {
+    writeFileSync(join(consumer, "check.mjs"), IMPORT_CHECK);
+    const { stdout } = await timed("node check.mjs", () => sh(process.execPath, ["check.mjs"], consumer));
+    const result = JSON.parse(stdout.trim().split("\n").pop()!) as Record<string, any>;
+    expect(result.exports).toEqual(Object.fromEntries(Object.keys(CODE_EXPORTS).map((k) => [k, "ok"])));
+    expect(result.spec).toEqual({ version: manifest.version, samples: ["TypeScript", "curl"], keyedVersion: manifest.version, yamlInPackage: true });
+    expect(result.vectors.valid).toBeGreaterThan(0);
+    expect(result.vectors.signed).toBe(result.vectors.valid);
+    expect(result.sandbox.merchantName).toEqual(expect.any(String));
+    expect(result.sandbox.accountMerchants).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("type-checks a consumer file against the installed declarations (strict, NodeNext)", async () => {
+    writeFileSync(join(consumer, "consumer.ts"), CONSUMER_TS);
+    // Only @types/node is lent from the repository; everything else resolves from the
+    // consumer's own node_modules, as in a real project.
+    const types = join(consumer, "types");
+    mkdirSync(types);
+    symlinkSync(join(root, "node_modules", "@types", "node"), join(types, "node"), "dir");
+    writeFileSync(
+      join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          lib: ["ES2023"],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ["node"],
+          typeRoots: ["./types"],
+        },
+        files: ["consumer.ts"],
+      }),
+    );
+    const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+    const output = await timed("tsc consumer.ts", () =>
+      exec(process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd: consumer }).then(
+        () => "",
+        (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}`,
+      ),
+    );
+    expect(output).toBe("");
+  }, 60_000);
+
+  it("runs the mop command through npx", async () => {
+    const help = await timed("npx mop --help", () => sh(npx, ["--no-install", "mop", "--help"], consumer));
+    expect(help.stdout).toContain("Usage: mop <command>");
+    expect(help.stdout).toMatch(/\bsign\b/);
+    expect(help.stdout).toMatch(/\bsandbox\b/);
+    const version = await timed("npx mop --version", () => sh(npx, ["--no-install", "mop", "--version"], consumer));
+    expect(version.stdout.trim()).toBe(manifest.version);
+  }, 60_000);
+
+  it("installs the package where node_modules says", () => {
+    const installed = JSON.parse(readFileSync(join(consumer, "node_modules", ...manifest.name.split("/"), "package.json"), "utf8")) as { version: string };
+    expect(installed.version).toBe(manifest.version);
+    expect(tarball.split(sep).pop()).toBe(`${manifest.name}-${manifest.version}.tgz`);
+  });
+});
