@@ -16,7 +16,8 @@ export function listGuides(docsDir: string): Guide[] {
   return readdirSync(docsDir, { withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith(".md"))
     .map((entry) => entry.name)
-    .sort()
+    // The quick start is where a newcomer begins; the rest alphabetically.
+    .sort((a, b) => Number(b === "quickstart.md") - Number(a === "quickstart.md") || a.localeCompare(b))
     .map((file) => {
       const markdown = readFileSync(join(docsDir, file), "utf8");
       const name = basename(file, ".md");
