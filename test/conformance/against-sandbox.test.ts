@@ -56,6 +56,33 @@ describe("mop check against the sandbox", () => {
     }
   });
 
+  it("changes nothing it did not create: fixtures, other customers, other apps' orders and trades", async () => {
+    const { createSignedClient } = await import("../../src/client/index.js");
+    // Someone else's data, made before the run through the other app.
+    const other = createSignedClient({ baseUrl: `${listening.url}/open-api/v1`, appKey: "basic-app-key", appSecret: "basic-app-secret" });
+    const { appUserId } = await other.call("syncCustomer", { body: { openUserId: "bystander" } });
+    const orderId = await other.call("createOrder", { body: { merchantId: 10001, userId: appUserId, orderType: 1, items: [{ itemType: 1, itemId: 1, itemName: "Tea", price: 100, quantity: 1 }] } });
+    await other.call("createCashierSession", { body: { merchantId: 10001, outTradeNo: "bystander-1", totalAmount: 100, subject: "Tea", notifyUrl: "https://example.invalid/cb" } });
+    const state = sandbox.state;
+    const snapshot = () =>
+      JSON.stringify(
+        {
+          merchants: state.merchants(),
+          stores: state.stores(),
+          templates: state.cardTemplates(),
+          demoCustomer: state.customerByOpenUserId("demo-app-key", "user-4711"),
+          bystander: state.customerByOpenUserId("basic-app-key", "bystander"),
+          order: state.order(BigInt(orderId)),
+          trades: state.trades().filter((t) => !t.outTradeNo.startsWith("chk-") && !t.outTradeNo.startsWith("ORDER-")),
+        },
+        (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value),
+      );
+    const before = snapshot();
+    const report = await runConformance(options(listening.url, { exclude: ["callbacks"] }));
+    expect(failures(report)).toBe("");
+    expect(snapshot()).toBe(before);
+  });
+
   it("skips, never passes, what it cannot run: no control API, no API key, no foreign merchant", async () => {
     const report = await runConformance(options(listening.url, { controlUrl: false, apiKey: undefined, foreignMerchantId: undefined, include: ["callbacks", "keyed", "permissions", "state.paid-order-lifecycle"] }));
     expect(report.counts.passed).toBe(0);
