@@ -16,7 +16,7 @@ import { signedRouter } from "./routes/signed.js";
 export function createSandboxApp(ctx: SandboxContext): Express {
   const app = express();
   app.disable("x-powered-by");
-  app.use(requestLogger(ctx.logger));
+  if (ctx.logger.requestsEnabled !== false) app.use(requestLogger(ctx.logger));
   app.use("/open-api", signedRouter(ctx));
   app.use("/v1", keyedRouter(ctx));
   app.use("/sandbox", controlRouter(ctx));

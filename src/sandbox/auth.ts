@@ -45,8 +45,10 @@ interface AuthContext {
 /** Verifies the four signature headers over the raw body; sets res.locals.appKey. */
 export function verifySignature(ctx: AuthContext) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    // Node gives header names in lower case, repeated ones joined: the four are all the check reads.
+    const { headers } = req;
     const result = await verifySignedRequest({
-      headers: req.headers,
+      headers: { "x-app-key": headers["x-app-key"], "x-timestamp": headers["x-timestamp"], "x-nonce": headers["x-nonce"], "x-sign": headers["x-sign"] },
       body: (res.locals.rawBody as Buffer | undefined) ?? "",
       secretsFor: (appKey) => ctx.store.app(appKey)?.appSecrets,
       now: () => ctx.clock.now(),

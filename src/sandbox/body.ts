@@ -2,20 +2,29 @@
 //   captureRawBody   the bytes exactly as sent (any content type, at most 1 MiB) → res.locals.rawBody
 //   requireJson      a non-empty body must be application/json in UTF-8 (100014)
 //   parseJsonBody    lossless parse (100009 naming the position); req.body gets a Number copy
-//                    for the validator, res.locals.exactRequestBody keeps the bigints
+//                    for the validator when the body holds a bigint (else the parsed value
+//                    itself), res.locals.exactRequestBody keeps the bigints
 //   exactBodyAfterValidation  the validated copy (with defaults) + the exact bigints back
 import express, { type NextFunction, type Request, type Response } from "express";
 import { signedError } from "./errors.js";
-import { inexactIntegers, mergeExact, parseExactJson, toNumberCopy } from "./int64.js";
+import { forValidator, inexactIntegers, mergeExact, parseExactJson } from "./int64.js";
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const rawParser = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
 
+const EMPTY = Buffer.alloc(0);
+
 export function captureRawBody(req: Request, res: Response, next: NextFunction): void {
+  // No body to read (type-is's hasBody, which the parser would ask first): skip the parser.
+  if (req.headers["transfer-encoding"] === undefined && Number.isNaN(Number(req.headers["content-length"]))) {
+    res.locals.rawBody = EMPTY;
+    req.body = undefined;
+    return next();
+  }
   rawParser(req, res, (err?: unknown) => {
     if (err) return next(err);
-    res.locals.rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    res.locals.rawBody = Buffer.isBuffer(req.body) ? req.body : EMPTY;
     req.body = undefined;
     next();
   });
@@ -59,13 +68,15 @@ function isLoopbackHttpUrl(text: string): boolean {
  * http:// on a loopback host is shown to the validator as https:// (so only the HTTPS
  * rule is relaxed; format, length and everything else still apply) and restored after.
  */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 export function parseJsonBody(options: { allowInsecureNotify: boolean }) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const raw = rawBodyOf(res);
     if (raw.length === 0) return next();
     let text: string;
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
+      text = utf8.decode(raw);
     } catch {
       return next(signedError("VALIDATION_FAILED", "body is not valid UTF-8"));
     }
@@ -75,7 +86,8 @@ export function parseJsonBody(options: { allowInsecureNotify: boolean }) {
     } catch (error) {
       return next(signedError("VALIDATION_FAILED", `body is not valid JSON: ${(error as Error).message}`));
     }
-    const copy = toNumberCopy(exact);
+    // Without a bigint the parsed value itself goes to the validator (which adds defaults to it).
+    const copy = forValidator(exact);
     if (options.allowInsecureNotify && copy !== null && typeof copy === "object" && !Array.isArray(copy)) {
       const notifyUrl = (copy as Record<string, unknown>).notifyUrl;
       if (typeof notifyUrl === "string" && isLoopbackHttpUrl(notifyUrl)) {
@@ -102,7 +114,8 @@ export function exactBodyAfterValidation(req: Request, res: Response, next: Next
       overflow ? `body.${path} must be <= 9223372036854775807 (int64)` : `body.${path} must be written as plain decimal digits (above 2^53 a number in exponent or decimal notation cannot be read exactly)`;
     return next(signedError("VALIDATION_FAILED", inexact.map(describe).join("; ")));
   }
-  const body = mergeExact(req.body, res.locals.exactRequestBody) as Record<string, unknown>;
+  const exact: unknown = res.locals.exactRequestBody;
+  const body = (req.body === exact ? exact : mergeExact(req.body, exact)) as Record<string, unknown>;
   const insecure = res.locals.insecureNotifyUrl as string | undefined;
   if (insecure !== undefined && body && typeof body === "object") body.notifyUrl = insecure;
   res.locals.body = body;

@@ -10,7 +10,7 @@
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
 import { toFailure, toKeyedName, type KeyedErrorName, type SignedErrorName } from "./errors.js";
-import { stringifyExactJson, toNumberCopy } from "./int64.js";
+import { stringifyExactJson, validatorCopy } from "./int64.js";
 import type { SandboxLogger } from "./logger.js";
 
 /** signed: /open-api; keyed: /v1; control: /sandbox (same envelope and codes as signed). */
@@ -24,18 +24,30 @@ function failureEnvelope(variant: Variant, code: number, message: string): Recor
   return variant === "keyed" ? { code, message, data: null } : { code, msg: message, data: null };
 }
 
-/** Sends an exact body directly, bypassing res.json (and so the validator). */
+/**
+ * Sends an exact body directly, bypassing res.json (and so the validator). Written with
+ * Node's own writeHead/end rather than Express's res.send: an envelope needs none of send's
+ * content negotiation, and so carries no ETag (an API answer is not a cacheable document).
+ */
 export function sendRaw(res: Response, status: number, exact: unknown): void {
   res.locals.envelopeCode = (exact as { code?: unknown } | null)?.code;
-  res.status(status);
-  res.set("Content-Type", "application/json; charset=utf-8");
-  res.send(stringifyExactJson(exact));
+  const text = stringifyExactJson(exact);
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.end(text);
 }
 
-/** Answers through res.json, so the response validator sees a Number copy of the exact body. */
+/**
+ * Answers through res.json, so the response validator sees the body: a Number copy of it when
+ * it holds a bigint, else the body itself. When the copy rounded an id (beyond 2^53), the exact
+ * body waits in res.locals for the writer; otherwise the copy writes the same JSON.
+ */
 export function respond(res: Response, status: number, exact: unknown): void {
-  res.locals.exactBody = exact;
-  res.status(status).json(toNumberCopy(exact));
+  const checked = validatorCopy(exact);
+  if (checked.rounded) res.locals.exactBody = exact;
+  res.statusCode = status;
+  res.json(checked.value);
 }
 
 export function respondSuccess(res: Response, variant: Variant, data: unknown): void {
@@ -48,30 +60,34 @@ interface ResponseValidationFailure {
 }
 
 export function installExactJson(variant: Variant, logger: SandboxLogger) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    res.locals.exactJsonInstalled = true;
-    res.json = function exactJson(body: unknown): Response {
-      const exact = "exactBody" in res.locals ? res.locals.exactBody : body;
-      delete res.locals.exactBody;
-      const invalid = res.locals.responseValidationError as ResponseValidationFailure | undefined;
-      if (invalid !== undefined) {
-        delete res.locals.responseValidationError;
-        logger.error("An answer failed response validation; sent 100099 instead. This is a sandbox bug.", {
-          method: req.method,
-          path: req.originalUrl,
-          operationId: (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
-          status: res.statusCode,
-          validation: invalid.message,
-          errors: invalid.errors,
-          body: exact,
-        });
-        const entry = variant === "keyed" ? KeyedErrors.KEYED_INTERNAL_ERROR : SignedErrors.INTERNAL_ERROR;
-        sendRaw(res, entry.http, failureEnvelope(variant, entry.code, entry.meaning));
-        return res;
-      }
-      sendRaw(res, res.statusCode, exact);
+  // One writer per interface, shared by every answer (it finds its response as `this`).
+  function exactJson(this: Response, body: unknown): Response {
+    const res = this;
+    const req = res.req;
+    const exact: unknown = res.locals.exactBody !== undefined ? res.locals.exactBody : body;
+    res.locals.exactBody = undefined;
+    const invalid = res.locals.responseValidationError as ResponseValidationFailure | undefined;
+    if (invalid !== undefined) {
+      res.locals.responseValidationError = undefined;
+      logger.error("An answer failed response validation; sent 100099 instead. This is a sandbox bug.", {
+        method: req.method,
+        path: req.originalUrl,
+        operationId: (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
+        status: res.statusCode,
+        validation: invalid.message,
+        errors: invalid.errors,
+        body: exact,
+      });
+      const entry = variant === "keyed" ? KeyedErrors.KEYED_INTERNAL_ERROR : SignedErrors.INTERNAL_ERROR;
+      sendRaw(res, entry.http, failureEnvelope(variant, entry.code, entry.meaning));
       return res;
-    };
+    }
+    sendRaw(res, res.statusCode, exact);
+    return res;
+  }
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    res.locals.exactJsonInstalled = true;
+    res.json = exactJson;
     next();
   };
 }

@@ -6,7 +6,6 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { createServer } from "node:http";
 import type { Express } from "express";
-import { createMemoryNonceStore } from "../signing/index.js";
 import { SignedErrors } from "../../generated/error-codes.js";
 import { createSandboxApp } from "./app.js";
 import { createRateLimiter } from "./auth.js";
@@ -16,6 +15,7 @@ import type { SandboxContext } from "./context.js";
 import { defaultFixtures, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
 import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { warmUpValidators } from "./routes/dispatch.js";
+import { createSandboxNonceStore } from "./nonces.js";
 import { createMemoryStore } from "./store/memory.js";
 import type { SandboxStore } from "./store/types.js";
 
@@ -25,6 +25,7 @@ export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseF
 export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
 export { createMemoryStore } from "./store/memory.js";
+export { createSandboxNonceStore, SANDBOX_NONCE_CAPACITY, type SandboxNonceStore } from "./nonces.js";
 export type * from "./store/types.js";
 
 export interface SandboxOptions {
@@ -44,6 +45,12 @@ export interface SandboxOptions {
   logger?: SandboxLogger;
   /** The fetch used to deliver callbacks. Default globalThis.fetch. */
   fetch?: typeof fetch;
+  /**
+   * Most nonces remembered at once (each for the 301 s of its signature window). Default
+   * 1,000,000 (about 90 MB at most); when full, signed requests are refused with 100006 rather
+   * than a nonce forgotten early.
+   */
+  nonceCapacity?: number;
 }
 
 export interface ListeningSandbox {
@@ -100,7 +107,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     clock,
     callbacks,
     logger,
-    nonceStore: createMemoryNonceStore({ capacity: 100_000 }),
+    nonceStore: createSandboxNonceStore(options.nonceCapacity),
     rateLimiter: createRateLimiter(clock),
     allowInsecureNotify: options.allowInsecureNotify ?? false,
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),

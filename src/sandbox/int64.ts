@@ -3,23 +3,125 @@
 // Numbers (Ajv's `integer` refuses bigint). A Number copy may round an id above 2^53, which is
 // harmless for validation (the rules are "integer", "minimum 1", "format int64"); the exact
 // value travels beside it.
+//
+// Fast paths (the sandbox's hot path, measured in docs/performance.md): most bodies hold no
+// integer that a double cannot carry, and for those the engine's JSON.parse and JSON.stringify
+// give exactly what the lossless functions give, several times faster. The lossless functions
+// stay the reference; test/sandbox/fast-json.test.ts checks the two agree.
+import { randomUUID } from "node:crypto";
 import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../json/index.js";
 
 export const INT64_MAX = 2n ** 63n - 1n;
 
-/** Parses JSON text; integers beyond 2^53 become bigint. Throws SyntaxError naming the position. */
+// Any integer beyond 2^53 (9007199254740992, 16 digits) is written with at least 16 digits.
+const SIXTEEN_DIGITS = /[0-9]{16}/;
+
+/**
+ * Parses JSON text; integers beyond 2^53 become bigint. Throws SyntaxError naming the position.
+ * Text without a run of 16 digits cannot hold such an integer, so JSON.parse reads it exactly;
+ * text it refuses goes to the lossless parser, whose error names the position.
+ */
 export function parseExactJson(text: string): unknown {
+  if (!SIXTEEN_DIGITS.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // the lossless parser gives the error message (or accepts what JSON.parse did not)
+    }
+  }
   return parseJsonLossless(text);
 }
 
+// A bigint is handed to JSON.stringify as a string of this per-process random mark and its
+// digits; the quoted, escaped mark is then cut back to the bare digits. A string of the value
+// cannot carry the mark by chance, and the count of replacements is checked anyway.
+const MARK_ID = randomUUID();
+const BIGINT_MARK = `\u0000${MARK_ID}:`;
+const BIGINT_MARKED = new RegExp(`"\\\\u0000${MARK_ID}:(-?[0-9]+)"`, "g");
+
 /** Writes compact JSON with every bigint as its exact digits. */
 export function stringifyExactJson(value: unknown): string {
-  return stringifyJson(value) ?? "null";
+  // A BigInt.prototype.toJSON (someone's polyfill) would change what JSON.stringify writes.
+  if (typeof (BigInt.prototype as { toJSON?: unknown }).toJSON === "function") return stringifyJson(value) ?? "null";
+  try {
+    // Without a bigint (the common case), JSON.stringify's own text; it throws a TypeError on one.
+    return (JSON.stringify(value) as string | undefined) ?? "null";
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+  let bigints = 0;
+  const text = JSON.stringify(value, (_key, item: unknown) => {
+    if (typeof item !== "bigint") return item;
+    bigints++;
+    return `${BIGINT_MARK}${item}`;
+  }) as string | undefined;
+  if (text === undefined) return "null";
+  let replaced = 0;
+  const exact = text.replace(BIGINT_MARKED, (_match, digits: string) => {
+    replaced++;
+    return digits;
+  });
+  return replaced === bigints ? exact : (stringifyJson(value) ?? "null");
+}
+
+/** True when a bigint is anywhere in the value (then the validator needs a Number copy). */
+export function containsBigInt(value: unknown): boolean {
+  if (typeof value === "bigint") return true;
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (containsBigInt(item)) return true;
+    return false;
+  }
+  for (const key in value) if (Object.hasOwn(value, key) && containsBigInt((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 /** A deep copy in which every bigint is a Number: what the validator gets. */
 export function toNumberCopy(value: unknown): unknown {
   return withBigIntsAsNumbers(value);
+}
+
+/** The value itself when it holds no bigint, else a Number copy. */
+export function forValidator(value: unknown): unknown {
+  return containsBigInt(value) ? withBigIntsAsNumbers(value) : value;
+}
+
+export interface ValidatorCopy {
+  /** What the validator gets: the value itself when it holds no bigint, else a copy with Numbers. */
+  value: unknown;
+  /** True when a bigint beyond 2^53 was rounded in the copy: then only the original writes the exact JSON. */
+  rounded: boolean;
+}
+
+/**
+ * forValidator for an answer, which also tells whether the copy still writes the exact JSON:
+ * a bigint within ±(2^53 - 1) becomes the same Number, written with the same digits.
+ */
+export function validatorCopy(value: unknown): ValidatorCopy {
+  if (!containsBigInt(value)) return { value, rounded: false };
+  let rounded = false;
+  const copy = (item: unknown): unknown => {
+    if (typeof item === "bigint") {
+      const number = Number(item);
+      if (!Number.isSafeInteger(number)) rounded = true;
+      return number;
+    }
+    if (typeof item !== "object" || item === null) return item;
+    if (Array.isArray(item)) return item.map(copy);
+    // Anything but a plain object (a Date, a class instance) is copied as a plain object, as
+    // withBigIntsAsNumbers does; the copy then no longer writes the same JSON.
+    const prototype: unknown = Object.getPrototypeOf(item);
+    if (prototype !== Object.prototype && prototype !== null) rounded = true;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(item)) {
+      // defineProperty keeps a "__proto__" key an ordinary property, as in the original.
+      if (key === "__proto__") Object.defineProperty(out, key, { value: copy(child), enumerable: true, writable: true, configurable: true });
+      else out[key] = copy(child);
+    }
+    return out;
+  };
+  const result = copy(value);
+  return { value: result, rounded };
 }
 
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {

@@ -14,6 +14,8 @@ export interface RequestLogRecord {
 
 export interface SandboxLogger {
   request(record: RequestLogRecord): void;
+  /** false when request() drops every record, so the sandbox need not build them. Default true. */
+  readonly requestsEnabled?: boolean;
   /** Something the developer should see (a callback given up, a fixture quirk). */
   warn(message: string, details?: Record<string, unknown>): void;
   /** A sandbox bug or broken invariant: an internal error, an invalid answer. */
@@ -37,6 +39,7 @@ export function createJsonLogger(write: (line: string) => void, options: JsonLog
     request: (record) => {
       if (requests) write(`${JSON.stringify({ level: "info", ...record })}\n`);
     },
+    requestsEnabled: requests,
     warn: (message, details) => line("warn", message, details),
     error: (message, details) => line("error", message, details),
   };
@@ -51,11 +54,12 @@ function jsonReplacer(_key: string, value: unknown): unknown {
 /** The default: no request lines, but errors still reach stderr (they mean a bug). */
 export function createQuietLogger(): SandboxLogger {
   const loud = createJsonLogger(() => {}, { requests: false, writeProblem: (text) => process.stderr.write(text) });
-  return { request: () => {}, warn: () => {}, error: loud.error };
+  return { request: () => {}, requestsEnabled: false, warn: () => {}, error: loud.error };
 }
 
-/** Logs every request once it has been answered. */
+/** Logs every request once it has been answered (nothing at all when the logger drops request records). */
 export function requestLogger(logger: SandboxLogger) {
+  if (logger.requestsEnabled === false) return (_req: Request, _res: Response, next: NextFunction): void => next();
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
     const path = req.originalUrl.split("?")[0] ?? req.path;

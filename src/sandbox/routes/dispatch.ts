@@ -1,12 +1,12 @@
 // The shared tail of every interface's pipeline: express-openapi-validator configured once,
 // and a dispatcher that calls the handler of the operationId the validator matched.
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Variant } from "../envelope.js";
 import { respondSuccess } from "../envelope.js";
 import { signedError } from "../errors.js";
 import { parseIdText } from "../int64.js";
-import { loadSpec, type OpenApiDocument, type SpecName } from "../spec.js";
+import { loadSpec, type SpecName } from "../spec.js";
+import { createSpecValidator, type SpecValidator } from "../validator.js";
 
 interface OpenApiRequestInfo {
   openApiRoute: string;
@@ -15,76 +15,48 @@ interface OpenApiRequestInfo {
 
 type RequestWithOpenApi = Request & { openapi?: OpenApiRequestInfo };
 
-/**
- * express-openapi-validator over a bundled spec: requests (all errors, unknown query
- * parameters refused) and responses. Security is not its job: the signature or bearer check
- * ran once before it. A response that fails validation is recorded for the exact-JSON writer,
- * which then answers 100099 instead (envelope.ts).
- */
-export function openApiValidator(spec: OpenApiDocument): RequestHandler[] {
-  return OpenApiValidator.middleware({
-    apiSpec: spec as never,
-    validateApiSpec: false,
-    validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
-    validateResponses: {
-      allErrors: true,
-      onError: (err, _body, req) => {
-        const res = (req as Request).res;
-        if (res) res.locals.responseValidationError = err;
-      },
-    },
-    validateSecurity: false,
-    validateFormats: true,
-  }) as unknown as RequestHandler[];
-}
+const sharedValidators = new Map<SpecName, SpecValidator>();
 
-interface SharedValidator {
-  router: RequestHandler;
-  /** Settles once the validator has compiled its spec. */
-  ready: Promise<void>;
-}
-
-const sharedValidators = new Map<SpecName, SharedValidator>();
-
-function validatorFor(name: SpecName): SharedValidator {
+function validatorFor(name: SpecName): SpecValidator {
   let validator = sharedValidators.get(name);
   if (!validator) {
-    const middlewares = openApiValidator(loadSpec(name));
-    const router = express.Router();
-    router.use(middlewares);
-    // Every middleware of the validator first awaits the compiled spec, then calls next; the
-    // first one needs nothing of the request but an app to register path parameters on (the
-    // sandbox routes by operationId, so they are not needed).
-    const ready = new Promise<void>((resolve) => {
-      try {
-        const first = middlewares[0];
-        if (!first) return resolve();
-        first({ app: { param: () => {} } } as unknown as Request, {} as Response, () => resolve());
-      } catch {
-        resolve();
-      }
-    });
-    validator = { router, ready };
+    validator = createSpecValidator(loadSpec(name));
     sharedValidators.set(name, validator);
   }
   return validator;
 }
 
 /**
- * The validator of a spec, built once per process on first use and shared by every sandbox
- * (it holds no sandbox state). Building one compiles the spec (0.1 to 0.3 s of CPU), so a
- * sandbox listens at once and warms its validators up right after (warmUpValidators).
+ * express-openapi-validator over a bundled spec (validator.ts): requests (all errors, unknown
+ * query parameters refused) and responses. Security is not its job: the signature or bearer
+ * check ran once before it. A response that fails validation is recorded for the exact-JSON
+ * writer, which then answers 100099 instead (envelope.ts).
+ *
+ * Built once per process on first use and shared by every sandbox (it holds no sandbox state).
+ * Loading a spec takes some 50 ms of CPU, so a sandbox listens at once and warms its
+ * validators up right after (warmUpValidators); each operation's schemas compile on its
+ * first request.
  */
 export function specValidator(name: SpecName): RequestHandler {
-  return (req, res, next) => validatorFor(name).router(req, res, next);
+  let handle: RequestHandler | undefined;
+  return (req, res, next) => {
+    handle ??= validatorFor(name).handle;
+    handle(req, res, next);
+  };
 }
 
 let warmUp: Promise<void> | undefined;
 
-/** Compiles every validator, one after the other (the signed one first); settles when all are ready. */
+/**
+ * Loads every spec's validator, the signed one first, each in its own turn of the event loop
+ * so that requests arriving meanwhile are not held up behind all three; settles when all are ready.
+ */
 export function warmUpValidators(): Promise<void> {
   warmUp ??= (async () => {
-    for (const name of ["signed", "keyed", "sandbox-control"] as const) await validatorFor(name).ready;
+    for (const name of ["signed", "keyed", "sandbox-control"] as const) {
+      await validatorFor(name).ready;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   })();
   return warmUp;
 }
@@ -132,12 +104,26 @@ function routePattern(openApiRoute: string): { regexp: RegExp; names: string[] }
 }
 
 function makeCall(req: RequestWithOpenApi, res: Response): OperationCall {
-  const [rawPath = "", ...rest] = req.originalUrl.split("?");
-  const rawQuery = new URLSearchParams(rest.join("?"));
-  const pattern = routePattern(req.openapi?.openApiRoute ?? "");
-  const match = pattern.regexp.exec(rawPath);
-  const pathParams = new Map(pattern.names.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? "")]));
-  const rawValue = (location: "path" | "query", name: string) => (location === "path" ? pathParams.get(name) : rawQuery.get(name) ?? undefined);
+  // The raw URL is read only when a handler asks for an id or a path parameter.
+  let rawQuery: URLSearchParams | undefined;
+  let pathParams: Map<string, string> | undefined;
+  const params = (): Map<string, string> => {
+    if (!pathParams) {
+      const rawPath = req.originalUrl.split("?", 1)[0] ?? "";
+      const pattern = routePattern(req.openapi?.openApiRoute ?? "");
+      const match = pattern.regexp.exec(rawPath);
+      pathParams = new Map(pattern.names.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? "")]));
+    }
+    return pathParams;
+  };
+  const rawValue = (location: "path" | "query", name: string): string | undefined => {
+    if (location === "path") return params().get(name);
+    if (!rawQuery) {
+      const at = req.originalUrl.indexOf("?");
+      rawQuery = new URLSearchParams(at < 0 ? "" : req.originalUrl.slice(at + 1));
+    }
+    return rawQuery.get(name) ?? undefined;
+  };
   const readId = (location: "path" | "query", name: string): bigint | undefined => {
     const text = rawValue(location, name);
     if (text === undefined) return undefined;
@@ -156,8 +142,10 @@ function makeCall(req: RequestWithOpenApi, res: Response): OperationCall {
       return value;
     },
     optionalId: readId,
-    pathParam: (name) => pathParams.get(name) ?? "",
-    origin: `${req.protocol}://${req.get("host") ?? "127.0.0.1"}`,
+    pathParam: (name) => params().get(name) ?? "",
+    get origin() {
+      return `${req.protocol}://${req.get("host") ?? "127.0.0.1"}`;
+    },
   };
 }
 
@@ -169,8 +157,9 @@ export function dispatchOperations(variant: Variant, handlers: Record<string, Op
     const handler = handlers[operationId];
     if (!handler) return next(new Error(`no handler for operation ${operationId}`));
     try {
-      const data = await handler(makeCall(req, res));
-      respondSuccess(res, variant, data);
+      const result = handler(makeCall(req, res));
+      // Most handlers answer at once: no promise to wait for.
+      respondSuccess(res, variant, result instanceof Promise ? await result : result);
     } catch (error) {
       next(error);
     }

@@ -4,10 +4,11 @@
 //   → content type (100014) → lossless JSON parse (100009) → exact res.json writer
 //   → express-openapi-validator (requests 100009/100015/100016, responses) → exact body
 //   → handler by operationId → one error handler (every error → envelope).
-import express, { type Router } from "express";
+import type { RequestHandler } from "express";
 import { verifySignature } from "../auth.js";
 import { captureRawBody, exactBodyAfterValidation, parseJsonBody, requireJson } from "../body.js";
 import type { SandboxContext } from "../context.js";
+import { pipeline } from "../pipeline.js";
 import { requireApp } from "../domain/access.js";
 import { syncCustomer } from "../domain/customers.js";
 import { getMerchant, listMerchants } from "../domain/merchants.js";
@@ -102,17 +103,19 @@ export function signedOperations(ctx: SandboxContext): Record<string, OperationH
   };
 }
 
-export function signedRouter(ctx: SandboxContext): Router {
-  const router = express.Router();
-  router.use(captureRawBody);
-  router.use(verifySignature(ctx));
-  router.use(requireJson);
-  router.use(parseJsonBody({ allowInsecureNotify: ctx.allowInsecureNotify }));
-  router.use(installExactJson("signed", ctx.logger));
-  router.use(specValidator("signed"));
-  router.use(exactBodyAfterValidation);
-  router.use(dispatchOperations("signed", signedOperations(ctx)));
-  router.use(pathNotFound);
-  router.use(envelopeErrorHandler("signed", ctx.logger));
-  return router;
+export function signedRouter(ctx: SandboxContext): RequestHandler {
+  return pipeline(
+    [
+      captureRawBody,
+      verifySignature(ctx),
+      requireJson,
+      parseJsonBody({ allowInsecureNotify: ctx.allowInsecureNotify }),
+      installExactJson("signed", ctx.logger),
+      specValidator("signed"),
+      exactBodyAfterValidation,
+      dispatchOperations("signed", signedOperations(ctx)),
+      pathNotFound,
+    ],
+    envelopeErrorHandler("signed", ctx.logger),
+  );
 }

@@ -1,0 +1,103 @@
+// The baseline of the throughput benchmark: bare Express 5 with the sandbox's own handlers
+// (signedOperations over the same in-memory store and fixtures) and nothing else: no signature
+// check, no validation (request or response), no lossless JSON parse, no request log. Routes
+// come from the bundled spec's paths under /open-api/v1; the body is read by express.json();
+// query values that look numeric become numbers (the validator's coercion, without the rules).
+// Answers are the same envelope, written with JSON.stringify (bigints as their digits).
+// Prints "listening http://127.0.0.1:PORT" once it listens.
+import express, { type NextFunction, type Request, type Response } from "express";
+import { createCallbackDispatcher } from "../../../src/sandbox/callbacks/dispatcher.js";
+import { createRateLimiter } from "../../../src/sandbox/auth.js";
+import { createSandboxClock } from "../../../src/sandbox/clock.js";
+import type { SandboxContext } from "../../../src/sandbox/context.js";
+import { ApiError } from "../../../src/sandbox/errors.js";
+import { defaultFixtures } from "../../../src/sandbox/fixtures/load.js";
+import { createQuietLogger } from "../../../src/sandbox/logger.js";
+import type { OperationCall } from "../../../src/sandbox/routes/dispatch.js";
+import { signedOperations } from "../../../src/sandbox/routes/signed.js";
+import { loadSpec } from "../../../src/sandbox/spec.js";
+import { createMemoryStore } from "../../../src/sandbox/store/memory.js";
+import { createMemoryNonceStore } from "../../../src/signing/index.js";
+
+const APP_KEY = "demo-app-key";
+
+const clock = createSandboxClock();
+const logger = createQuietLogger();
+const ctx: SandboxContext = {
+  store: createMemoryStore(defaultFixtures()),
+  clock,
+  callbacks: createCallbackDispatcher({ clock, logger, scheduleMs: [1000], timeoutMs: 5000, fetch: (input, init) => fetch(input, init) }),
+  logger,
+  nonceStore: createMemoryNonceStore(),
+  rateLimiter: createRateLimiter(clock),
+  allowInsecureNotify: true,
+  publicBaseUrl: (origin) => origin,
+};
+const handlers = signedOperations(ctx);
+
+function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? `\u0000big${item}\u0000` : item)).replace(/"\\u0000big(-?\d+)\\u0000"/g, "$1");
+}
+
+function send(res: Response, status: number, envelope: unknown): void {
+  res.status(status).type("application/json").send(toJson(envelope));
+}
+
+function coerceQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) out[key] = typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value) && value.length < 16 ? Number(value) : value;
+  return out;
+}
+
+function idOf(text: unknown): bigint | undefined {
+  return typeof text === "string" && /^\d+$/.test(text) ? BigInt(text) : undefined;
+}
+
+const app = express();
+app.disable("x-powered-by");
+app.use(express.json({ limit: "1mb" }));
+
+const spec = loadSpec("signed") as { paths: Record<string, Record<string, { operationId?: string }>> };
+for (const [path, item] of Object.entries(spec.paths)) {
+  const route = `/open-api/v1${path.replace(/\{([^}]+)\}/g, ":$1")}`;
+  for (const [method, operation] of Object.entries(item)) {
+    const handler = operation.operationId ? handlers[operation.operationId] : undefined;
+    if (!handler) continue;
+    (app as unknown as Record<string, (path: string, fn: (req: Request, res: Response, next: NextFunction) => void) => void>)[method]?.(route, (req, res, next) => {
+      res.locals.appKey = APP_KEY;
+      const params = req.params as Record<string, string>;
+      const query = req.query as Record<string, unknown>;
+      const optionalId = (location: "path" | "query", name: string) => idOf(location === "path" ? params[name] : query[name]);
+      const call: OperationCall = {
+        req,
+        res,
+        body: (req.body as Record<string, unknown> | undefined) ?? {},
+        query: coerceQuery(query),
+        id: (location, name) => optionalId(location, name) ?? 0n,
+        optionalId,
+        pathParam: (name) => params[name] ?? "",
+        origin: `http://${req.headers.host ?? "127.0.0.1"}`,
+      };
+      Promise.resolve()
+        .then(() => handler(call))
+        .then((data) => send(res, 200, { code: 0, msg: "success", data }), next);
+    });
+  }
+}
+app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  if (error instanceof ApiError) send(res, error.entry.http, { code: error.entry.code, msg: error.message, data: null });
+  else send(res, 500, { code: 100099, msg: String(error), data: null });
+});
+
+const server = app.listen(0, "127.0.0.1", () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  process.stdout.write(`listening http://127.0.0.1:${port}\n`);
+});
+const stop = () => {
+  ctx.callbacks.close();
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+};
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);

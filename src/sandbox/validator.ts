@@ -1,0 +1,341 @@
+// express-openapi-validator (EOV) over a bundled spec, assembled from EOV's own parts so that a
+// request pays only for what the sandbox uses. The rules, the Ajv options, the compiled schemas,
+// the error objects and their messages are all EOV's; what changes is the plumbing:
+//
+//   - Routes are matched with regular expressions compiled once. EOV 5.6's metadata middleware
+//     runs path-to-regexp on every route of the spec for every request (a third of a signed
+//     request's CPU time in a profile); here the same routes are tried in the same order with
+//     the same options, and the same metadata, NotFound, MethodNotAllowed and BadRequest result.
+//     The outcome per path is remembered (10,000 paths at most).
+//   - One synchronous step per request (metadata, request validation, response-validation hook)
+//     once the spec is loaded, instead of six promise-chained middlewares. The ones left out
+//     do nothing for the sandbox: path-param registration (the sandbox routes by operationId),
+//     security (validateSecurity is false: the signature is checked once, before) and multipart
+//     (a request with a body reaches the validator only as application/json).
+//   - Loading skips compiling the OpenAPI meta-schema, which EOV 5.6 does even when
+//     validateApiSpec is false (the bundled specs are linted and validated at build time),
+//     skips re-bundling the already bundled spec,
+//     clones the spec with structuredClone, and hands the schema preprocessor the targets of
+//     the spec's local references instead of letting it compile each one with Ajv to find
+//     the same object (prefillResolvedReferences).
+//
+// Request and response validators are compiled by EOV lazily, per operation, on first use.
+//
+// This relies on EOV internals (dist/ modules) of the exact version in package.json (5.6.2);
+// test/sandbox exercises every path of it.
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { OpenApiValidator, type OpenApiValidatorOpts } from "express-openapi-validator/dist/openapi.validator.js";
+import { OpenAPIFramework } from "express-openapi-validator/dist/framework/index.js";
+import { OpenApiSpecLoader, type Spec } from "express-openapi-validator/dist/framework/openapi.spec.loader.js";
+import { OpenApiContext } from "express-openapi-validator/dist/framework/openapi.context.js";
+import { BadRequest, MethodNotAllowed, NotFound } from "express-openapi-validator/dist/framework/types.js";
+import { SchemaPreprocessor, httpMethods } from "express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js";
+import { createRequire } from "node:module";
+import type { OpenApiDocument } from "./spec.js";
+
+// path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the sandbox's).
+const requireFromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
+const { pathToRegexp } = requireFromValidator("path-to-regexp") as {
+  pathToRegexp(path: string, options: { sensitive: boolean; strict: boolean }): { regexp: RegExp; keys: { name: string }[] };
+};
+
+/** The sandbox's validator options: all request errors at once, unknown query parameters refused, responses validated. */
+export function validatorOptions(spec: OpenApiDocument): OpenApiValidatorOpts {
+  return {
+    apiSpec: spec as never,
+    validateApiSpec: false,
+    validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+    validateResponses: {
+      allErrors: true,
+      onError: (err, _body, req) => {
+        const res = (req as Request).res;
+        if (res) res.locals.responseValidationError = err;
+      },
+    },
+    validateSecurity: false,
+    validateFormats: true,
+    fileUploader: false,
+  };
+}
+
+type Visitor = { visitApi?: (ctx: { basePaths: string[]; getApiDoc: () => unknown }) => void };
+
+interface FrameworkInternals {
+  args: { apiDoc: unknown; $refParser?: unknown };
+  loadSpec(apiDoc: unknown, refParser: unknown): Promise<{ servers?: unknown[] }>;
+  getBasePathsFromServers(servers: unknown): { all(): string[] }[];
+  sortApiDocTags(apiDoc: unknown): void;
+}
+
+/**
+ * OpenAPIFramework.initialize of EOV 5.6.2, less the OpenAPI meta-schema (compiled there even
+ * when validateApiSpec is false) and less $RefParser.bundle: the specs in generated/ are bundled
+ * already (local references only), and bundling them again gives back the very same document
+ * (checked by test/sandbox/fast-paths.test.ts), after some 30 ms of crawling.
+ */
+class SpecOnlyFramework extends OpenAPIFramework {
+  override async initialize(visitor: Visitor): Promise<never> {
+    const self = this as unknown as FrameworkInternals;
+    const apiDoc = (typeof self.args.apiDoc === "object" && self.args.apiDoc !== null ? self.args.apiDoc : await self.loadSpec(self.args.apiDoc, self.args.$refParser)) as { servers?: unknown[] };
+    const basePaths = [...new Set(self.getBasePathsFromServers(apiDoc.servers).flatMap((basePath) => basePath.all()))];
+    self.sortApiDocTags(apiDoc);
+    visitor.visitApi?.({ basePaths, getApiDoc: () => apiDoc });
+    return { apiDoc, basePaths } as never;
+  }
+}
+
+// A local reference EOV resolves the same way through either of its paths (Ajv's getSchema or
+// lodash.get of the dotted path): "#/" and segments without ".", "[", "]" or "~".
+const PLAIN_LOCAL_REF = /^#(\/[^/.[\]~]+)+$/;
+
+/**
+ * Fills EOV's SchemaPreprocessor's cache of resolved references with their targets, found by
+ * JSON pointer. EOV resolves a reference with Ajv's getSchema, which answers the very same
+ * object but compiles it first: some 70 ms for the signed spec, all of it thrown away (the
+ * preprocessor's Ajv is not the one that validates). A target that is itself a reference, or a
+ * reference of another form, is left to EOV.
+ */
+export function prefillResolvedReferences(preprocessor: SchemaPreprocessor, apiDoc: unknown): void {
+  const cache = (preprocessor as unknown as { resolvedSchemaCache?: Map<string, unknown> }).resolvedSchemaCache;
+  if (!(cache instanceof Map)) return;
+  const target = (ref: string): unknown => {
+    let node: unknown = apiDoc;
+    for (const segment of ref.slice(2).split("/")) {
+      if (typeof node !== "object" || node === null || !Object.hasOwn(node, segment)) return undefined;
+      node = (node as Record<string, unknown>)[segment];
+    }
+    return node;
+  };
+  const seen = new Set<object>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== "object" || node === null || seen.has(node)) return;
+    seen.add(node);
+    if (Array.isArray(node)) return node.forEach(visit);
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string") {
+        if (cache.has(value) || !PLAIN_LOCAL_REF.test(value)) continue;
+        const resolved = target(value);
+        if (typeof resolved === "object" && resolved !== null && !Array.isArray(resolved) && !("$ref" in resolved)) cache.set(value, resolved);
+      } else visit(value);
+    }
+  };
+  visit(apiDoc);
+}
+
+interface ValidatorInternals {
+  options: { validateResponses: unknown };
+  ajvOpts: { preprocessor: unknown };
+  requestValidationMiddleware(apiDoc: unknown): RequestHandler;
+  responseValidationMiddleware(apiDoc: unknown, serial: number): RequestHandler;
+}
+
+interface RouteEntry {
+  expressRoute: string;
+  openApiRoute: string;
+  pathKey: string;
+}
+
+interface CompiledRoute extends RouteEntry {
+  regexp: RegExp;
+  keys: string[];
+}
+
+/** What express-openapi-validator sets on a matched request. */
+export interface OpenApiRequestMetadata {
+  expressRoute: string;
+  openApiRoute: string;
+  pathParams: Record<string, string>;
+  schema: { operationId?: string; [key: string]: unknown };
+  serial: number;
+  _responseSchema?: unknown;
+}
+
+type Paths = Record<string, Record<string, unknown>>;
+
+/**
+ * EOV's applyOpenApiMetadata (5.6.2) with each route's regular expression compiled once per
+ * routing mode (strict / case-sensitive) instead of on every request.
+ */
+export function metadataStep(context: OpenApiContext, responseApiDoc: { paths: Paths } | undefined) {
+  const internals = context as unknown as { expressRouteMap: Record<string, { basePath: string }>; openApiRouteMap: Record<string, Record<string, unknown>>; apiDoc: { paths: Paths } };
+  // Object.entries order, as EOV walks expressRouteMap.
+  const entries: RouteEntry[] = Object.entries(internals.expressRouteMap).map(([expressRoute, methods]) => {
+    const pair = context.routePair(expressRoute);
+    return { expressRoute, openApiRoute: pair.openApiRoute, pathKey: pair.openApiRoute.substring(methods.basePath.length) };
+  });
+  const compiled = new Map<string, CompiledRoute[]>();
+  const routesFor = (sensitive: boolean, strict: boolean): CompiledRoute[] => {
+    const mode = `${sensitive}/${strict}`;
+    let routes = compiled.get(mode);
+    if (!routes) {
+      routes = entries.map((entry) => {
+        const { regexp, keys } = pathToRegexp(entry.expressRoute, { sensitive, strict });
+        return { ...entry, regexp, keys: keys.map((key) => key.name) };
+      });
+      compiled.set(mode, routes);
+    }
+    return routes;
+  };
+
+  // The route and decoded parameters of a path, per routing mode; bounded (paths carry ids).
+  type Found = { route: CompiledRoute; values: string[] } | "none" | "malformed";
+  const found = new Map<string, Found>();
+  const FOUND_LIMIT = 10_000;
+
+  function find(routes: CompiledRoute[], path: string, mode: string): Found {
+    const key = `${mode}\n${path}`;
+    let result = found.get(key);
+    if (result === undefined) {
+      result = "none";
+      for (const route of routes) {
+        const matched = route.regexp.exec(path);
+        if (!matched) continue;
+        try {
+          result = { route, values: matched.slice(1).map((value) => decodeURIComponent(value)) };
+        } catch {
+          result = "malformed";
+        }
+        break;
+      }
+      if (found.size >= FOUND_LIMIT) found.clear();
+      found.set(key, result);
+    }
+    return result;
+  }
+
+  function lookupRoute(req: Request) {
+    const path = (context.useRequestUrl ? req.url : req.originalUrl).split("?")[0] ?? "";
+    const method = req.method.toLowerCase();
+    const sensitive = !!req.app.enabled("case sensitive routing");
+    const strict = !!req.app.enabled("strict routing");
+    const result = find(routesFor(sensitive, strict), path, `${sensitive}/${strict}`);
+    if (result === "none") return null;
+    if (result === "malformed") throw new BadRequest({ path: req.path, message: "malformed uri'" });
+    const { route, values } = result;
+    // A fresh object each time: the request validator coerces path parameters in place.
+    const pathParams: Record<string, string> = {};
+    route.keys.forEach((key, i) => (pathParams[key] = values[i] as string));
+    return {
+      schema: internals.apiDoc.paths[route.pathKey]?.[method],
+      responseSchema: responseApiDoc?.paths[route.pathKey]?.[method],
+      expressRoute: route.expressRoute,
+      openApiRoute: route.openApiRoute,
+      pathParams,
+    };
+  }
+
+  return (req: Request): void => {
+    const path = req.path.startsWith(req.baseUrl) ? req.path : `${req.baseUrl}/${req.path}`;
+    if (context.shouldIgnoreRoute(path)) return;
+    const matched = lookupRoute(req);
+    if (matched) {
+      if (!matched.schema) {
+        if (context.ignoreUndocumented) return;
+        throw new MethodNotAllowed({
+          path: req.path,
+          message: `${req.method} method not allowed`,
+          headers: {
+            Allow: Object.keys(internals.openApiRouteMap[matched.openApiRoute] ?? {})
+              .filter((key) => httpMethods.has(key.toLowerCase()))
+              .join(", "),
+          },
+        });
+      }
+      const openapi: OpenApiRequestMetadata = {
+        expressRoute: matched.expressRoute,
+        openApiRoute: matched.openApiRoute,
+        pathParams: matched.pathParams,
+        schema: matched.schema as OpenApiRequestMetadata["schema"],
+        serial: context.serial,
+      };
+      if (responseApiDoc) openapi._responseSchema = matched.responseSchema;
+      (req as Request & { openapi?: OpenApiRequestMetadata }).openapi = openapi;
+      req.params = matched.pathParams;
+    } else if (context.isManagedRoute(path) && !context.ignoreUndocumented) {
+      throw new NotFound({ path: req.path, message: "not found" });
+    }
+  };
+}
+
+export interface SpecValidator {
+  /** Express middleware: matches the operation, validates the request, hooks response validation. */
+  handle: RequestHandler;
+  /** Settles once the spec is loaded and preprocessed (operation validators compile on first use). */
+  ready: Promise<void>;
+}
+
+/** What the validator is built from: EOV's options object, its loaded and preprocessed spec, its route context. */
+export interface PreparedSpec {
+  validator: OpenApiValidator;
+  context: OpenApiContext;
+  responseApiDoc: { paths: Paths };
+}
+
+/**
+ * Loads a spec as EOV's middleware() does (options first, then the loader over a copy of the
+ * spec, then the schema preprocessor), less the meta-schema and the throw-away compilations.
+ * `prefill` false leaves the preprocessor to resolve references itself (for comparison in tests).
+ */
+export async function prepareSpec(spec: OpenApiDocument, options: { prefill?: boolean } = {}): Promise<PreparedSpec> {
+  const validator = new OpenApiValidator(validatorOptions(spec));
+  const internals = validator as unknown as ValidatorInternals;
+  const loaderArgs = { apiDoc: structuredClone(spec) as never, validateApiSpec: false, $refParser: { mode: "bundle" as const } };
+  const loader = new OpenApiSpecLoader(loaderArgs);
+  (loader as unknown as { framework: OpenAPIFramework }).framework = new SpecOnlyFramework(loaderArgs);
+  const loaded: Spec = await loader.load();
+  const preprocessor = new SchemaPreprocessor(loaded.apiDoc, internals.ajvOpts.preprocessor as never, internals.options.validateResponses as never);
+  if (options.prefill !== false) prefillResolvedReferences(preprocessor, loaded.apiDoc);
+  const responseApiDoc = preprocessor.preProcess().apiDocRes as unknown as { paths: Paths };
+  const context = new OpenApiContext(loaded, undefined as never, false, false);
+  return { validator, context, responseApiDoc };
+}
+
+export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
+  type Steps = { metadata: (req: Request) => void; request: RequestHandler; response: RequestHandler };
+  let steps: Steps | undefined;
+  let failure: unknown;
+  const ready = prepareSpec(spec).then(
+    ({ validator, context, responseApiDoc }) => {
+      const internals = validator as unknown as ValidatorInternals;
+      steps = {
+        metadata: metadataStep(context, responseApiDoc),
+        request: internals.requestValidationMiddleware(context.apiDoc),
+        response: internals.responseValidationMiddleware(responseApiDoc, context.serial),
+      };
+    },
+    (error: unknown) => {
+      failure = error;
+    },
+  );
+
+  function run(current: Steps, req: Request, res: Response, next: NextFunction): void {
+    let passed = false;
+    let failed: unknown;
+    try {
+      current.metadata(req);
+      current.request(req, res, (error?: unknown) => {
+        if (error) failed = error;
+        else passed = true;
+      });
+    } catch (error) {
+      return next(error);
+    }
+    if (failed !== undefined) return next(failed);
+    if (!passed) return next(new Error("the request validator neither passed nor failed"));
+    // The response hook calls its `next` at once (ignored here: the pipeline goes on below) and
+    // again with an error should validating the answer itself fail unexpectedly.
+    current.response(req, res, (error?: unknown) => {
+      if (error) next(error);
+    });
+    next();
+  }
+
+  const handle: RequestHandler = (req, res, next) => {
+    if (steps) return run(steps, req, res, next);
+    void ready.then(() => {
+      if (steps) run(steps, req, res, next);
+      else next(failure ?? new Error("the OpenAPI validator could not load its spec"));
+    });
+  };
+  return { handle, ready };
+}

@@ -1,0 +1,189 @@
+// The sandbox's fast paths (docs/performance.md) give exactly what the reference paths give:
+// JSON through the engine's parser and writer vs the lossless ones, the Number copy for the
+// validator, the sandbox's nonce store vs the signing module's, the route lookup with regular
+// expressions compiled once vs express-openapi-validator's own, and the schema preprocessing
+// with references resolved up front vs by EOV itself.
+import { createRequire } from "node:module";
+import { isDeepStrictEqual } from "node:util";
+import fc from "fast-check";
+import express, { type Request } from "express";
+import { applyOpenApiMetadata } from "express-openapi-validator/dist/middlewares/openapi.metadata.js";
+import { describe, expect, it } from "vitest";
+import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../../src/json/index.js";
+import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/sandbox/int64.js";
+import { createSandboxNonceStore } from "../../src/sandbox/nonces.js";
+import { loadSpec } from "../../src/sandbox/spec.js";
+import { metadataStep, prepareSpec } from "../../src/sandbox/validator.js";
+import { createMemoryNonceStore } from "../../src/signing/index.js";
+
+const outcome = (fn: () => unknown): { ok: true; value: unknown } | { ok: false; error: string } => {
+  try {
+    return { ok: true, value: fn() };
+  } catch (error) {
+    return { ok: false, error: `${(error as Error).name}: ${(error as Error).message}` };
+  }
+};
+
+const bigints = fc.oneof(fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }), fc.bigInt({ min: 2n ** 53n - 5n, max: 2n ** 53n + 5n }), fc.bigInt({ min: -100n, max: 100n }));
+const tricky = fc.constantFrom("\u0000", "\u0000x:1", "\\u0000", '"', "\u2028", "😀", "__proto__", "9007199254740993", "1e400", "-0");
+const leaf = fc.oneof(fc.integer(), fc.double(), fc.string(), tricky, fc.boolean(), fc.constant(null), bigints, fc.constant(undefined));
+const value = fc.letrec((tie) => ({
+  node: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("node"), { maxLength: 5 }), fc.dictionary(fc.oneof(fc.string(), tricky), tie("node"), { maxKeys: 5 })),
+})).node;
+
+describe("JSON fast paths", () => {
+  it("parseExactJson reads what the lossless parser reads, and refuses what it refuses", () => {
+    const texts = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      value.map((v) => stringifyJson(v) ?? "null"),
+      // Near-JSON: cut, doubled or edited text.
+      fc.tuple(fc.jsonValue().map((v) => JSON.stringify(v)), fc.nat(), fc.constantFrom("", ",", "}", "]", "0", "-", " ", "\u0000", "'", "NaN", "1e", "01")).map(([text, at, insert]) => {
+        const i = text.length === 0 ? 0 : at % text.length;
+        return text.slice(0, i) + insert + text.slice(i + (at % 3 === 0 ? 1 : 0));
+      }),
+      fc.constantFrom('{"a":9007199254740993}', '{"a":1e18}', '{"__proto__":{"x":1}}', '{"a":1,"a":2}', " [1, -0, 0.5e-3] ", "\ufeff{}", '"\\ud800"', '{"a":"\t"}'),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        const fast = outcome(() => parseExactJson(text));
+        const reference = outcome(() => parseJsonLossless(text));
+        expect(fast.ok).toBe(reference.ok);
+        if (fast.ok && reference.ok) expect(isDeepStrictEqual(fast.value, reference.value), text).toBe(true);
+        if (!fast.ok && !reference.ok) expect(fast.error).toBe(reference.error);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("stringifyExactJson writes what the lossless writer writes", () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(stringifyExactJson(v)).toBe(stringifyJson(v) ?? "null");
+      }),
+      { numRuns: 3000 },
+    );
+    expect(stringifyExactJson({ a: new Date(0), b: [1n, undefined, () => 1] })).toBe(stringifyJson({ a: new Date(0), b: [1n, undefined, () => 1] }));
+  });
+
+  it("validatorCopy gives the validator's Number copy, and writes the exact JSON unless it rounded an id", () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        const { value: copy, rounded } = validatorCopy(v);
+        // Equal as data (a value without bigints is handed over as it is, whatever its prototype).
+        expect(copy).toEqual(withBigIntsAsNumbers(v));
+        if (!rounded) expect(stringifyExactJson(copy)).toBe(stringifyJson(v) ?? "null");
+      }),
+      { numRuns: 3000 },
+    );
+    expect(validatorCopy({ id: 2n ** 53n + 1n }).rounded).toBe(true);
+    expect(validatorCopy({ id: 2n ** 53n - 1n }).rounded).toBe(false);
+  });
+});
+
+describe("the sandbox's nonce store", () => {
+  it("answers as the signing module's memory store on any sequence of uses", () => {
+    const step = fc.record({
+      appKey: fc.constantFrom("a", "b"),
+      nonce: fc.constantFrom("n1", "n2", "n3", "n4", "n5"),
+      // Whole-second expiries, as the signature check gives; the clock mostly moves forward.
+      lifetime: fc.integer({ min: -2, max: 6 }),
+      tick: fc.integer({ min: -1500, max: 4000 }),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 80 }), fc.integer({ min: 1, max: 8 }), (steps, capacity) => {
+        const sandbox = createSandboxNonceStore(capacity);
+        const reference = createMemoryNonceStore({ capacity });
+        let now = 1_800_000_000_000;
+        for (const { appKey, nonce, lifetime, tick } of steps) {
+          now += tick;
+          const expires = (Math.floor(now / 1000) + lifetime) * 1000;
+          expect(sandbox.useOnce(appKey, nonce, expires, now)).toBe(reference.useOnce(appKey, nonce, expires, now));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("stays bounded: full means refused, and expired nonces make room again", () => {
+    const store = createSandboxNonceStore(3);
+    const now = 1_800_000_000_000;
+    for (const nonce of ["a", "b", "c"]) expect(store.useOnce("k", nonce, now + 301_000, now)).toBe("fresh");
+    expect(store.useOnce("k", "d", now + 301_000, now)).toBe("full");
+    expect(store.useOnce("k", "a", now + 301_000, now + 1000)).toBe("reused");
+    expect(store.size).toBe(3);
+    expect(store.useOnce("k", "d", now + 700_000, now + 302_000)).toBe("fresh");
+    expect(store.size).toBe(1);
+    expect(store.useOnce("k", "a", now + 700_000, now + 302_000)).toBe("fresh");
+  });
+});
+
+describe("express-openapi-validator, assembled from its parts", () => {
+  const paths = [
+    "/open-api/v1/stores",
+    "/open-api/stores",
+    "/open-api/v1/stores/20001",
+    "/open-api/v1/stores/nearby",
+    "/open-api/v1/stores/20001/business-hours",
+    "/open-api/v1/orders/9007199254740993/pay",
+    "/open-api/v1/orders/%E4%B8%AD",
+    "/open-api/v1/orders/%E4%B8",
+    "/open-api/v1/ORDERS",
+    "/open-api/v1/nothing",
+    "/open-api/v1/",
+    "/open-api/v2/stores",
+    "/open-api/v1/stores/",
+    "/v1/merchants",
+    "/sandbox/trades/1/pay",
+    "/sandbox/clock",
+    "/elsewhere",
+  ];
+
+  it.each(["signed", "keyed", "sandbox-control"] as const)("the cached route lookup matches EOV's own for the %s spec", async (name) => {
+    const { context, responseApiDoc } = await prepareSpec(loadSpec(name));
+    const ours = metadataStep(context, responseApiDoc);
+    const theirs = applyOpenApiMetadata(context, responseApiDoc as never);
+    const app = express();
+    const mount = name === "signed" ? "/open-api" : name === "keyed" ? "/v1" : "/sandbox";
+    for (const path of paths) {
+      for (const method of ["GET", "POST", "DELETE", "HEAD"]) {
+        for (const query of ["", "?merchantId=1"]) {
+          const request = () =>
+            ({ method, originalUrl: `${path}${query}`, url: `${path.slice(mount.length) || "/"}${query}`, path: path.slice(mount.length) || "/", baseUrl: mount, app, params: {} }) as unknown as Request & { openapi?: unknown };
+          const a = request();
+          const b = request();
+          const mine = outcome(() => ours(a));
+          // EOV's middleware throws (its wrapper turns that into next(error)).
+          const theirsOutcome = outcome(() =>
+            theirs(b as never, {} as never, (error?: unknown) => {
+              if (error) throw error;
+            }),
+          );
+          const describeError = (o: { ok: boolean; error?: string }) => (o.ok ? "ok" : o.error);
+          expect(describeError(mine), `${method} ${path}${query}`).toBe(describeError(theirsOutcome));
+          if (!mine.ok) continue;
+          expect(a.openapi, `${method} ${path}${query}`).toEqual(b.openapi);
+          expect(a.params).toEqual(b.params);
+        }
+      }
+    }
+  });
+
+  it.each(["signed", "keyed", "sandbox-control"] as const)("bundling the bundled %s spec again changes nothing (so the sandbox skips it)", async (name) => {
+    // $RefParser exactly as EOV resolves it.
+    const fromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
+    const $RefParser = fromValidator("@apidevtools/json-schema-ref-parser") as { bundle(document: object): Promise<unknown> };
+    const document = structuredClone(loadSpec(name));
+    const bundled = await $RefParser.bundle(document);
+    expect(bundled).toBe(document);
+    expect(isDeepStrictEqual(bundled, loadSpec(name))).toBe(true);
+  });
+
+  it.each(["signed", "keyed", "sandbox-control"] as const)("resolving references up front preprocesses the %s spec exactly as EOV does", async (name) => {
+    const withFunctionsNamed = (value: unknown) => JSON.parse(JSON.stringify(value, (_key, item: unknown) => (typeof item === "function" ? `function ${item.name}` : item)));
+    const fast = await prepareSpec(loadSpec(name));
+    const reference = await prepareSpec(loadSpec(name), { prefill: false });
+    expect(withFunctionsNamed(fast.context.apiDoc)).toEqual(withFunctionsNamed(reference.context.apiDoc));
+    expect(withFunctionsNamed(fast.responseApiDoc)).toEqual(withFunctionsNamed(reference.responseApiDoc));
+    expect(fast.context.routes).toEqual(reference.context.routes);
+  });
+});
