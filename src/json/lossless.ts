@@ -12,6 +12,8 @@
 // open interface signs the exact body text, and the compact form is what the source specifies.
 import { isInteger, parse, stringify } from "lossless-json";
 
+const SIXTEEN_DIGITS = /[0-9]{16}/;
+
 /** Parses one JSON number token: number when exact, bigint for an integer beyond ±(2^53 - 1). */
 function parseNumberToken(token: string): number | bigint {
   if (isInteger(token)) {
@@ -28,6 +30,16 @@ function parseNumberToken(token: string): number | bigint {
 export function parseJsonLossless(text: string): unknown {
   if (typeof text !== "string") {
     throw new TypeError(`parseJsonLossless expects JSON text (a string), got ${text === null ? "null" : typeof text}`);
+  }
+  // Fast path: an integer beyond 2^53 (9007199254740992) is written with at least 16 digits, so
+  // text without such a run is read exactly by the engine's parser, several times faster. Text
+  // JSON.parse refuses goes on to the lossless parser, whose error names the position.
+  if (!SIXTEEN_DIGITS.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // fall through
+    }
   }
   return parse(text, null, {
     parseNumber: parseNumberToken,

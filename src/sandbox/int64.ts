@@ -7,28 +7,14 @@
 // Fast paths (the sandbox's hot path, measured in docs/performance.md): most bodies hold no
 // integer that a double cannot carry, and for those the engine's JSON.parse and JSON.stringify
 // give exactly what the lossless functions give, several times faster. The lossless functions
-// stay the reference; test/sandbox/fast-json.test.ts checks the two agree.
+// stay the reference; test/sandbox/fast-paths.test.ts checks the two agree.
 import { randomUUID } from "node:crypto";
 import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../json/index.js";
 
 export const INT64_MAX = 2n ** 63n - 1n;
 
-// Any integer beyond 2^53 (9007199254740992, 16 digits) is written with at least 16 digits.
-const SIXTEEN_DIGITS = /[0-9]{16}/;
-
-/**
- * Parses JSON text; integers beyond 2^53 become bigint. Throws SyntaxError naming the position.
- * Text without a run of 16 digits cannot hold such an integer, so JSON.parse reads it exactly;
- * text it refuses goes to the lossless parser, whose error names the position.
- */
+/** Parses JSON text; integers beyond 2^53 become bigint (src/json has the fast path). */
 export function parseExactJson(text: string): unknown {
-  if (!SIXTEEN_DIGITS.test(text)) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      // the lossless parser gives the error message (or accepts what JSON.parse did not)
-    }
-  }
   return parseJsonLossless(text);
 }
 
