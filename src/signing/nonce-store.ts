@@ -18,17 +18,15 @@ export interface NonceStore {
 }
 
 export interface MemoryNonceStoreOptions {
-  /** Most nonces held at once. Default 500 000 (roughly 75 MB at worst). */
+  /** Most nonces held at once. Default 500 000 (about 45 MB at most with UUID nonces). */
   capacity?: number;
-  /** Width of the expiry buckets in ms; an expired nonce is dropped at most this late. Default 1000. */
-  bucketMs?: number;
 }
 
 export interface MemoryNonceStore extends NonceStore {
   useOnce(appKey: string, nonce: string, expiresAtMs: number, nowMs: number): NonceUse;
-  /** Drops every nonce whose expiry bucket lies wholly before nowMs (useOnce does this itself). */
+  /** Drops every nonce whose expiry second has passed (useOnce does this itself). */
   prune(nowMs: number): void;
-  /** Nonces held, including expired ones of the current bucket not yet dropped. */
+  /** Nonces held, including expired ones of the current second not yet dropped. */
   readonly size: number;
   readonly capacity: number;
 }
@@ -48,68 +46,86 @@ function requireFinite(field: string, value: unknown): number {
 }
 
 /**
- * A bounded in-process nonce store.
+ * A bounded in-process nonce store, laid out for a server under load, where every signed
+ * request leaves a nonce behind for the ~301 s of its window:
  *
- * Pruning: expiries are not monotone in arrival order (a request's timestamp may lie up to the
- * window before or after the clock), so a plain insertion-ordered queue would keep expired
- * entries stuck behind younger ones. Instead each entry is filed in a time bucket by its
- * expiry; pruning drops whole buckets whose end has passed, walking bucket indices forward
- * from the oldest one not yet dropped. Every entry is dropped once, so the cost is amortised
- * O(1) per insertion, plus one step per bucket width of clock time (or one pass over the
- * buckets when the clock jumps far ahead).
+ *   - nonces are kept per app key, as the header strings themselves (no key string is built per
+ *     request), with their expiry in whole seconds relative to the first one stored (a small
+ *     integer, so no heap number per entry): about 90 bytes per UUID nonce;
+ *   - expiries are not monotone in arrival order (a timestamp may lie up to the window before or
+ *     after the clock), so each entry is filed in a one-second bucket by its expiry, and pruning
+ *     drops whole buckets once passed, walking forward from the oldest one not yet dropped (or
+ *     one pass over the buckets when the clock jumps far ahead). Every entry is dropped once:
+ *     amortised O(1) per insertion.
  */
 export function createMemoryNonceStore(options: MemoryNonceStoreOptions = {}): MemoryNonceStore {
   const capacity = requirePositiveInteger("capacity", options.capacity ?? 500_000);
-  const bucketMs = requirePositiveInteger("bucketMs", options.bucketMs ?? 1000);
+  const byApp = new Map<string, Map<string, number>>();
+  // Expiry second → [nonces of an app, nonce, nonces of an app, nonce, ...].
+  const buckets = new Map<number, (Map<string, number> | string)[]>();
+  let size = 0;
+  // Stored expiries are (second - base): small integers.
+  let base: number | undefined;
+  // The smallest expiry second that may still have a bucket.
+  let oldest: number | undefined;
 
-  const expiries = new Map<string, number>();
-  const buckets = new Map<number, string[]>();
-  // Smallest bucket index that may still hold entries; undefined while nothing was stored.
-  let oldestBucket: number | undefined;
+  const expired = (stored: number, nowMs: number) => (stored + (base ?? 0)) * 1000 <= nowMs;
 
-  function dropBucket(index: number, keys: string[], nowMs: number): void {
-    buckets.delete(index);
-    for (const key of keys) {
-      // A key may have been stored again (with a later expiry) after it expired here.
-      const expiresAtMs = expiries.get(key);
-      if (expiresAtMs !== undefined && expiresAtMs <= nowMs) expiries.delete(key);
+  function dropBucket(second: number, entries: (Map<string, number> | string)[], nowMs: number): void {
+    buckets.delete(second);
+    for (let i = 0; i < entries.length; i += 2) {
+      const nonces = entries[i] as Map<string, number>;
+      const nonce = entries[i + 1] as string;
+      // It may have been stored again, with a later expiry, after it expired here.
+      const stored = nonces.get(nonce);
+      if (stored !== undefined && expired(stored, nowMs)) {
+        nonces.delete(nonce);
+        size--;
+      }
     }
   }
 
   function prune(nowMs: number): void {
-    requireFinite("nowMs", nowMs);
-    // Every expiry in a bucket below this index is < limit * bucketMs <= nowMs.
-    const limit = Math.floor(nowMs / bucketMs);
-    if (oldestBucket === undefined || oldestBucket >= limit) return;
-    if (limit - oldestBucket > buckets.size) {
-      for (const [index, keys] of buckets) if (index < limit) dropBucket(index, keys, nowMs);
+    // Every entry of a bucket below this second has expired (as in the signing module's store,
+    // the bucket of the current second waits for the next one: a clock that steps back a
+    // little still finds its nonces).
+    const limit = Math.floor(nowMs / 1000);
+    if (oldest === undefined || oldest >= limit) return;
+    if (limit - oldest > buckets.size) {
+      for (const [second, entries] of buckets) if (second < limit) dropBucket(second, entries, nowMs);
     } else {
-      for (let index = oldestBucket; index < limit; index++) {
-        const keys = buckets.get(index);
-        if (keys) dropBucket(index, keys, nowMs);
+      for (let second = oldest; second < limit; second++) {
+        const entries = buckets.get(second);
+        if (entries) dropBucket(second, entries, nowMs);
       }
     }
-    oldestBucket = limit;
+    oldest = limit;
   }
 
   function useOnce(appKey: string, nonce: string, expiresAtMs: number, nowMs: number): NonceUse {
     requireFinite("expiresAtMs", expiresAtMs);
+    requireFinite("nowMs", nowMs);
     prune(nowMs);
-    // Length-prefixed so no appKey/nonce pair can collide with another.
-    const key = `${appKey.length}:${appKey}:${nonce}`;
-    const known = expiries.get(key);
-    if (known !== undefined && known > nowMs) return "reused";
+    let nonces = byApp.get(appKey);
+    const stored = nonces?.get(nonce);
+    if (stored !== undefined && !expired(stored, nowMs)) return "reused";
     // Already outside the window: the timestamp check refuses any replay, nothing to keep.
     if (expiresAtMs <= nowMs) return "fresh";
-    if (known === undefined && expiries.size >= capacity) return "full";
-
-    expiries.set(key, expiresAtMs);
-    const index = Math.floor(expiresAtMs / bucketMs);
-    const bucket = buckets.get(index);
-    if (bucket) bucket.push(key);
-    else buckets.set(index, [key]);
+    if (stored === undefined && size >= capacity) return "full";
+    // Whole seconds (the signature check's expiries are); a fraction is kept to the end of its second.
+    const second = Math.ceil(expiresAtMs / 1000);
+    base ??= second;
+    if (!nonces) {
+      nonces = new Map();
+      byApp.set(appKey, nonces);
+    }
+    if (stored === undefined) size++;
+    nonces.set(nonce, second - base);
+    const bucket = buckets.get(second);
+    if (bucket) bucket.push(nonces, nonce);
+    else buckets.set(second, [nonces, nonce]);
     // The clock may have stepped back: keep the walk start at or below every live bucket.
-    if (oldestBucket === undefined || index < oldestBucket) oldestBucket = index;
+    if (oldest === undefined || second < oldest) oldest = second;
     return "fresh";
   }
 
@@ -117,7 +133,7 @@ export function createMemoryNonceStore(options: MemoryNonceStoreOptions = {}): M
     useOnce,
     prune,
     get size() {
-      return expiries.size;
+      return size;
     },
     capacity,
   };

@@ -11,10 +11,8 @@ import { applyOpenApiMetadata } from "express-openapi-validator/dist/middlewares
 import { describe, expect, it } from "vitest";
 import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../../src/json/index.js";
 import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/sandbox/int64.js";
-import { createSandboxNonceStore } from "../../src/sandbox/nonces.js";
 import { loadSpec } from "../../src/sandbox/spec.js";
 import { metadataStep, prepareSpec } from "../../src/sandbox/validator.js";
-import { createMemoryNonceStore } from "../../src/signing/index.js";
 
 const outcome = (fn: () => unknown): { ok: true; value: unknown } | { ok: false; error: string } => {
   try {
@@ -77,43 +75,6 @@ describe("JSON fast paths", () => {
     );
     expect(validatorCopy({ id: 2n ** 53n + 1n }).rounded).toBe(true);
     expect(validatorCopy({ id: 2n ** 53n - 1n }).rounded).toBe(false);
-  });
-});
-
-describe("the sandbox's nonce store", () => {
-  it("answers as the signing module's memory store on any sequence of uses", () => {
-    const step = fc.record({
-      appKey: fc.constantFrom("a", "b"),
-      nonce: fc.constantFrom("n1", "n2", "n3", "n4", "n5"),
-      // Whole-second expiries, as the signature check gives; the clock mostly moves forward.
-      lifetime: fc.integer({ min: -2, max: 6 }),
-      tick: fc.integer({ min: -1500, max: 4000 }),
-    });
-    fc.assert(
-      fc.property(fc.array(step, { maxLength: 80 }), fc.integer({ min: 1, max: 8 }), (steps, capacity) => {
-        const sandbox = createSandboxNonceStore(capacity);
-        const reference = createMemoryNonceStore({ capacity });
-        let now = 1_800_000_000_000;
-        for (const { appKey, nonce, lifetime, tick } of steps) {
-          now += tick;
-          const expires = (Math.floor(now / 1000) + lifetime) * 1000;
-          expect(sandbox.useOnce(appKey, nonce, expires, now)).toBe(reference.useOnce(appKey, nonce, expires, now));
-        }
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it("stays bounded: full means refused, and expired nonces make room again", () => {
-    const store = createSandboxNonceStore(3);
-    const now = 1_800_000_000_000;
-    for (const nonce of ["a", "b", "c"]) expect(store.useOnce("k", nonce, now + 301_000, now)).toBe("fresh");
-    expect(store.useOnce("k", "d", now + 301_000, now)).toBe("full");
-    expect(store.useOnce("k", "a", now + 301_000, now + 1000)).toBe("reused");
-    expect(store.size).toBe(3);
-    expect(store.useOnce("k", "d", now + 700_000, now + 302_000)).toBe("fresh");
-    expect(store.size).toBe(1);
-    expect(store.useOnce("k", "a", now + 700_000, now + 302_000)).toBe("fresh");
   });
 });
 
