@@ -39,6 +39,11 @@ export interface ClientCore {
   eject(...middleware: Middleware[]): void;
 }
 
+/** The public face of both clients: openapi-fetch's methods and the data mode, over one core. */
+export function clientFace<Kind extends "signed" | "keyed">(kind: Kind, baseUrl: string, core: ClientCore) {
+  return { kind, baseUrl, ...methodsOf(core), call: (operationId: string, init?: unknown) => core.call(operationId, init) };
+}
+
 /** The openapi-fetch methods a typed client exposes, all routed through send(). */
 export function methodsOf(core: ClientCore) {
   const method = (name: string) => (url: string, init?: unknown) => core.send(name, url, init);

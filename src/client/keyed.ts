@@ -4,7 +4,7 @@ import type { Client, Middleware } from "openapi-fetch";
 import { describeKeyedError, KeyedErrors, KEYED_SUCCESS_CODE } from "../../generated/error-codes.js";
 import { keyedOperations, type KeyedOperationId } from "../../generated/keyed.operations.js";
 import type { operations, paths } from "../../generated/keyed.js";
-import { createClientCore, methodsOf } from "./core.js";
+import { clientFace, createClientCore } from "./core.js";
 import { ClientConfigError } from "./errors.js";
 import { bearerMiddleware } from "./middleware.js";
 import type { OperationArgs, OperationData } from "./operations.js";
@@ -68,11 +68,5 @@ export function createKeyedClient(options: KeyedClientOptions): KeyedClient {
     now: now ?? Date.now,
   });
 
-  const client = {
-    kind: "keyed" as const,
-    baseUrl,
-    ...methodsOf(core),
-    call: (operationId: string, init?: unknown) => core.call(operationId, init),
-  };
-  return client as unknown as KeyedClient;
+  return clientFace("keyed", baseUrl, core) as unknown as KeyedClient;
 }

@@ -4,7 +4,7 @@ import type { Client, Middleware } from "openapi-fetch";
 import { describeSignedError, SignedErrors, SIGNED_SUCCESS_CODE } from "../../generated/error-codes.js";
 import { signedOperations, type SignedOperationId } from "../../generated/signed.operations.js";
 import type { operations, paths } from "../../generated/signed.js";
-import { createClientCore, methodsOf } from "./core.js";
+import { clientFace, createClientCore } from "./core.js";
 import { ClientConfigError } from "./errors.js";
 import { signingMiddleware } from "./middleware.js";
 import type { OperationArgs, OperationData } from "./operations.js";
@@ -82,11 +82,5 @@ export function createSignedClient(options: SignedClientOptions): SignedClient {
     now: now ?? Date.now,
   });
 
-  const client = {
-    kind: "signed" as const,
-    baseUrl,
-    ...methodsOf(core),
-    call: (operationId: string, init?: unknown) => core.call(operationId, init),
-  };
-  return client as unknown as SignedClient;
+  return clientFace("signed", baseUrl, core) as unknown as SignedClient;
 }
