@@ -114,13 +114,13 @@ function checkBody(schemas: SchemasLike, operationPointer: string, request: Inco
 
 type SchemasLike = Pick<SpecSchemas, "spec" | "validate">;
 
-export async function checkSignature(request: IncomingRequestShape, secrets: Map<string, string[]> | undefined, nonceStore: NonceStore): Promise<string[]> {
+export async function checkSignature(request: IncomingRequestShape, secrets: Map<string, string[]> | undefined, nonceStore: NonceStore, now: () => number = Date.now): Promise<string[]> {
   if (!secrets) {
     // Without secrets only the headers' presence can be checked.
     return Object.values(SIGNATURE_HEADERS)
       .filter((name) => !request.headers[name.toLowerCase()])
       .map((name) => `signature header ${name} is missing`);
   }
-  const verification = await verifySignedRequest({ headers: request.headers, body: request.body, secretsFor: (key) => secrets.get(key), nonceStore });
+  const verification = await verifySignedRequest({ headers: request.headers, body: request.body, secretsFor: (key) => secrets.get(key), nonceStore, now });
   return verification.ok ? [] : [`signature: ${verification.message} (${verification.code} ${verification.name})`];
 }

@@ -114,7 +114,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const shape = { method, query: new URLSearchParams(target.query), headers: req.headers, body };
       problems.push(...checkRequestShape(schemas[where.variant], route, shape));
       // A signature the proxy just made is right by construction; checking it would only spend a nonce.
-      if (where.variant === "signed" && !resigned) problems.push(...(await checkSignature(shape, options.secrets, nonceStore)));
+      if (where.variant === "signed" && !resigned) problems.push(...(await checkSignature(shape, options.secrets, nonceStore, now)));
       else if (where.variant === "keyed" && !/^Bearer\s+\S+/i.test(String(req.headers.authorization ?? ""))) problems.push("Authorization: Bearer <API_KEY> is missing");
     }
     if (problems.length) {

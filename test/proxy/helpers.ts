@@ -83,7 +83,8 @@ export function rawExchange(url: string, request: Buffer | string): Promise<RawA
         body: split < 0 ? Buffer.alloc(0) : all.subarray(split + 4),
       });
     });
-    socket.end(request);
+    // Not end(): a half-closed socket makes node:http drop the request; "Connection: close" ends it.
+    socket.write(request);
   });
 }
 
