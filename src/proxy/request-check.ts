@@ -40,8 +40,18 @@ interface Parameter {
   schema: any;
 }
 
-/** Path-item and operation parameters (the operation's win), each with its schema's pointer. */
+const parameterCache = new WeakMap<SpecDocument, Map<string, Parameter[]>>();
+
+/** Path-item and operation parameters (the operation's win), each with its schema's pointer; read once per operation. */
 function parametersOf(spec: SpecDocument, operationPointer: string): Parameter[] {
+  let perSpec = parameterCache.get(spec);
+  if (!perSpec) parameterCache.set(spec, (perSpec = new Map()));
+  let found = perSpec.get(operationPointer);
+  if (!found) perSpec.set(operationPointer, (found = readParameters(spec, operationPointer)));
+  return found;
+}
+
+function readParameters(spec: SpecDocument, operationPointer: string): Parameter[] {
   const byKey = new Map<string, Parameter>();
   const pathItemPointer = operationPointer.slice(0, operationPointer.lastIndexOf("/"));
   for (const owner of [pathItemPointer, operationPointer]) {

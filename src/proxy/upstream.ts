@@ -35,7 +35,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const basePath = target.pathname.replace(/\/+$/, "");
   // Keep-alive connections to the target: a new TCP connection per request would cost more than
   // the proxy's whole budget on loopback.
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const agentOptions = { keepAlive: true, noDelay: true };
+  const agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const request = secure ? httpsRequest : httpRequest;
 
   function attempt(method: string, path: string, headers: string[], body: Buffer | undefined, deadline: number): Promise<UpstreamResult & { retry?: boolean }> {
