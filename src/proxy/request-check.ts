@@ -94,6 +94,10 @@ export function checkRequestShape(schemas: SpecSchemas, match: RouteMatch, reque
     }
     for (const error of schemas.validate(param.schemaPointer, coerce(param.schema, raw))) problems.push(`${param.in}.${param.name}${withoutRoot(error)}`);
   }
+  for (const param of params) {
+    const given = param.in === "query" ? request.query.getAll(param.name).length : 0;
+    if (given > 1 && param.schema?.type !== "array") problems.push(`query parameter ${param.name} is given ${given} times; it takes one value`);
+  }
   const declared = new Set(params.filter((p) => p.in === "query").map((p) => p.name));
   for (const name of new Set(request.query.keys())) if (!declared.has(name)) problems.push(`query parameter ${name} is not in the spec`);
   problems.push(...checkBody(schemas, operation.pointer, request));
