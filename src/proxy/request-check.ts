@@ -129,8 +129,10 @@ function checkBody(schemas: SchemasLike, operationPointer: string, request: Inco
 type SchemasLike = Pick<SpecSchemas, "spec" | "validate">;
 
 export async function checkSignature(request: IncomingRequestShape, secrets: Map<string, string[]> | undefined, nonceStore: NonceStore, now: () => number = Date.now): Promise<string[]> {
-  if (!secrets) {
-    // Without secrets only the headers' presence can be checked.
+  const appKey = request.headers[SIGNATURE_HEADERS.appKey.toLowerCase()];
+  if (!secrets || (typeof appKey === "string" && !secrets.has(appKey))) {
+    // Without the app's secret only the headers' presence can be checked: the proxy does not
+    // know every app the server knows, so an app key it was not given is not a violation.
     return Object.values(SIGNATURE_HEADERS)
       .filter((name) => !request.headers[name.toLowerCase()])
       .map((name) => `signature header ${name} is missing`);
