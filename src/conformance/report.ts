@@ -3,6 +3,7 @@
 import type { CheckResult } from "./check.js";
 import { redactExchange, type Exchange } from "./http.js";
 import type { ConformanceReport } from "./runner.js";
+import { describeSkew } from "./clock.js";
 
 const MARK = { passed: "PASS", failed: "FAIL", skipped: "SKIP" } as const;
 
@@ -44,6 +45,7 @@ export function textReport(report: ConformanceReport): string {
   }
   const skipped = report.results.filter((r) => r.status === "skipped");
   if (skipped.length) lines.push("Skipped (not run, not passed):", ...skipped.map((r) => `  ${r.name}: ${r.reason}`), "");
+  if (report.clock?.aimSeconds) lines.push(`Server clock: ${describeSkew(report.clock.aimSeconds * 1000)}; the timestamp-window probes were aimed at it.`, "");
   const { passed, failed } = report.counts;
   lines.push(`${passed} passed, ${failed} failed, ${skipped.length} skipped in ${(report.durationMs / 1000).toFixed(1)} s against ${report.target.baseUrl}${report.target.basePath}`);
   return lines.join("\n") + "\n";

@@ -4,6 +4,7 @@ import { CheckSkipped } from "./check.js";
 import type { CheckContext } from "./context.js";
 
 type Id = number | bigint;
+export const PLACEHOLDER_NOTIFY_URL = "https://example.invalid/mop-check/notify";
 const RULE = "createOrder / syncCustomer / createCashierSession (openapi/signed/paths)";
 
 export class SharedResources {
@@ -72,8 +73,13 @@ export class SharedResources {
     return this.ctx.expectSuccess(await this.ctx.signed("createOrder", { body: await this.orderBody(kind) }), RULE) as Id;
   }
 
+  /**
+   * The notifyUrl of every trade but the callback check's: an HTTPS placeholder that never
+   * answers, so that a server refusing http:// notifyUrls (as the contract says) is judged
+   * fairly everywhere else (DESIGN item 9).
+   */
   notifyUrl(): string {
-    return this.ctx.receiver?.url ?? this.ctx.options.notifyUrl ?? "https://example.invalid/mop-check/notify";
+    return PLACEHOLDER_NOTIFY_URL;
   }
 
   async cashierBody(patch: Record<string, unknown> = {}): Promise<Record<string, unknown>> {

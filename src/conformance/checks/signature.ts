@@ -5,10 +5,12 @@ import { randomUUID } from "node:crypto";
 import { sign } from "../../signing/index.js";
 import type { Check } from "../check.js";
 import type { CheckContext } from "../context.js";
+import { describeSkew, windowProbeOffsets } from "../clock.js";
 import type { SignatureTamper } from "../requests.js";
 
 const RULE = "source: Authentication, signature rules 1-6; DESIGN item 6; docs/signing.md";
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+const aimed = (ctx: CheckContext) => (ctx.clock?.aimSeconds ? ` (aimed at the server's clock, ${describeSkew(ctx.clock.aimSeconds * 1000)})` : "");
 
 /** A GET (empty body) and a POST (JSON body) must both be refused. */
 async function expectBothRefused(ctx: CheckContext, tamper: () => SignatureTamper, code: number, why: string): Promise<void> {
@@ -36,12 +38,16 @@ export const signatureChecks: Check[] = [
   check("millisecond-timestamp", "a 13-digit millisecond X-Timestamp is refused with 100010", (ctx) =>
     expectBothRefused(ctx, () => ({ timestamp: String(Date.now()) }), SignedErrors.TIMESTAMP_MALFORMED.code, "a millisecond timestamp"),
   ),
-  check("stale-timestamp", "a timestamp 301 s in the past is refused with 100004", (ctx) =>
-    expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() - 301) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, "a timestamp 301 s old"),
-  ),
-  check("future-timestamp", "a timestamp 310 s in the future is refused with 100004", (ctx) =>
-    expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() + 310) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, "a timestamp 310 s ahead"),
-  ),
+  // Aimed at the server's clock when it is measurably off (within the window), so a small skew
+  // is not misread as a wrong window.
+  check("stale-timestamp", "a timestamp 301 s in the past is refused with 100004", (ctx) => {
+    const { staleSeconds } = windowProbeOffsets(ctx.clock);
+    return expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() + staleSeconds) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, `a timestamp ${-staleSeconds} s before this machine's clock${aimed(ctx)}`);
+  }),
+  check("future-timestamp", "a timestamp 310 s in the future is refused with 100004", (ctx) => {
+    const { futureSeconds } = windowProbeOffsets(ctx.clock);
+    return expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() + futureSeconds) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, `a timestamp ${futureSeconds} s after this machine's clock${aimed(ctx)}`);
+  }),
   check("reused-nonce", "a nonce used once is refused the second time with 100005", async (ctx) => {
     const merchantId = await ctx.resources.merchantId();
     const nonce = `chk${randomUUID().replace(/-/g, "")}`;
