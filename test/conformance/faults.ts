@@ -1,6 +1,7 @@
 // The faults injected in front of the sandbox, each with the checks it must break.
 import { parseJsonLossless, stringifyJson } from "../../src/json/index.js";
 import { verifySignedRequest } from "../../src/signing/index.js";
+import { ALL_CHECKS } from "../../src/conformance/index.js";
 import type { Fault, ForwardedRequest, ForwardedResponse } from "./faulty-server.js";
 
 type Json = Record<string, any>;
@@ -19,6 +20,8 @@ const editResponse = (response: ForwardedResponse, edit: (body: Json) => void): 
   return { ...response, body: stringifyJson(body)! };
 };
 const success = (data: unknown): ForwardedResponse => ({ status: 200, headers: { "content-type": "application/json" }, body: stringifyJson({ code: 0, msg: "success", data })! });
+const refusal = (code: number, status: number, msg: string): ForwardedResponse => ({ status, headers: { "content-type": "application/json" }, body: stringifyJson({ code, msg, data: null })! });
+const SIGNED_CHECKS = new Set(ALL_CHECKS.filter((check) => check.needs?.includes("signed")).map((check) => check.name));
 const header = (request: ForwardedRequest, name: string) => Object.entries(request.headers).find(([k]) => k.toLowerCase() === name)?.[1];
 const CASHIER = /\/payment\/cashier\/create$/;
 
@@ -107,6 +110,25 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
           return 200;
         };
       })(),
+    },
+    {
+      // Conforming (DESIGN item 9): only the callback check, which needs the receiver's http URL, cannot run.
+      name: "refuses every http notifyUrl (HTTPS-only, conforming)",
+      breaks: [],
+      skips: { names: (name) => name === "callbacks.payment-succeeded", reason: /refuses the receiver's http notifyUrl .*--notify-url.*--receiver-cert FILE --receiver-key FILE/ },
+      answer: (r) => (/"notifyUrl":"http:/i.test(r.body) ? refusal(100009, 400, "body.notifyUrl must match pattern \"^https://\"") : undefined),
+    },
+    {
+      // Its Date header and its signature window both follow a clock 10 minutes slow.
+      name: "runs its clock 10 minutes behind",
+      breaks: ["clock.within-window"],
+      skips: { names: (name) => SIGNED_CHECKS.has(name) && name !== "clock.within-window", reason: /refuses requests timed by this machine's clock \(see clock\.within-window\)/ },
+      answer: (r) => {
+        if (!r.url.startsWith("/open-api")) return undefined;
+        const timestamp = Number(header(r, "x-timestamp"));
+        return Math.abs(timestamp - (Date.now() / 1000 - 600)) > 300 ? { ...refusal(100004, 401, "X-Timestamp is outside the window"), headers: { "content-type": "application/json", date: new Date(Date.now() - 600_000).toUTCString() } } : undefined;
+      },
+      response: (res) => ({ ...res, headers: { ...res.headers, date: new Date(Date.now() - 600_000).toUTCString() } }),
     },
     { name: "lists merchants without a bearer key", breaks: ["keyed.bearer-required"], request: (r) => (r.url.startsWith("/v1/") && !header(r, "authorization") ? { ...r, headers: { ...r.headers, authorization: "Bearer demo-api-key" } } : r) },
     { name: "ignores the key-based limit maximum", breaks: ["keyed.limit-maximum"], request: (r) => ({ ...r, url: r.url.replace(/limit=(\d+)/, (_m, n: string) => `limit=${Math.min(Number(n), 100)}`) }) },
