@@ -13,7 +13,8 @@ export class SharedResources {
 
   constructor(private readonly ctx: CheckContext) {}
 
-  private once<T>(key: string, make: () => Promise<T>): Promise<T> {
+  /** Made once per run, whichever check asks first. */
+  once<T>(key: string, make: () => Promise<T>): Promise<T> {
     let promise = this.memo.get(key) as Promise<T> | undefined;
     if (!promise) {
       promise = make();

@@ -83,7 +83,27 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
     { name: "adds an undeclared field to store detail", breaks: ["responses.getStore", "responses.listNearbyStores"], response: (res, r) => (isOp(r, "GET", /\/stores\/\d+$/) ? editResponse(res, (b) => b.data && (b.data.rating = 5)) : res) },
     { name: "answers merchant list as text/plain", breaks: ["responses.listMerchants", "validation.merchant-page-size"], response: (res, r) => (isOp(r, "GET", /\/merchants$/) && r.url.startsWith("/open-api") ? { ...res, headers: { ...res.headers, "content-type": "text/plain" } } : res) },
     { name: "rounds large ids in order detail", breaks: ["int64.order-id-round-trip"], response: (res, r) => (isOp(r, "GET", /\/orders\/\d+$/) ? { ...res, body: res.body.replace(/"id":(\d+)/, (_m, d: string) => `"id":${BigInt(Number(d))}`) } : res) },
-    { name: "answers an unregistered error code", breaks: ["int64.largest-id"], response: (res) => ({ ...res, body: res.body.replace('"code":300001', '"code":399999') }) },
+    {
+      name: "rounds large ids in store detail",
+      breaks: ["int64.above-2^53"],
+      response: (res, r) => (isOp(r, "GET", /\/stores\/\d+$/) ? { ...res, body: res.body.replace(/"id":(\d{16,})/, (_m, d: string) => `"id":${BigInt(Number(d))}`) } : res),
+    },
+    {
+      // Looks records up by their id read as a double: the rounded form finds the original.
+      name: "finds a record under the double-rounded form of its id",
+      breaks: ["int64.rounded-id-unknown"],
+      ...(() => {
+        const issued = new Map<string, string>();
+        return {
+          request: (r: ForwardedRequest) => ({ ...r, url: r.url.replace(/\/(\d{16,})(?=[/?]|$)/, (m, d: string) => (issued.has(d) && issued.get(d) !== d ? `/${issued.get(d)}` : m)) }),
+          response: (res: ForwardedResponse) => {
+            for (const [, d] of res.body.matchAll(/:(\d{16,})/g)) issued.set(BigInt(Number(d)).toString(), d!);
+            return res;
+          },
+        };
+      })(),
+    },
+    { name: "answers an unregistered error code", breaks: ["int64.largest-id", "int64.rounded-id-unknown"], response: (res) => ({ ...res, body: res.body.replace('"code":300001', '"code":399999') }) },
     { name: "loses the payment callback", breaks: ["callbacks.payment-succeeded"], request: (r, t) => (isOp(r, "POST", CASHIER) && r.body.includes("Zoë") ? t.resign(withBody(r, (b) => (b.notifyUrl = `${t.url}/relay/void`))) : r), relay: async () => 200 },
     {
       name: "alters attach in the callback",
