@@ -66,7 +66,7 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
   const control = options.controlUrl ? await ControlApi.probe(http, options.controlUrl) : undefined;
   const wantsReceiver = checks.some((check) => check.needs?.includes("receiver"));
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
-  const receiver = wantsReceiver ? await CallbackReceiver.start(options.receiverHost, options.receiverPort, options.notifyUrl, runId, options.receiverTls) : undefined;
+  const receiver = wantsReceiver ? await startReceiver(options, runId) : undefined;
   const schemas = { signed: new SpecSchemas(loadSpec("signed"), "signed"), keyed: new SpecSchemas(loadSpec("keyed"), "keyed") };
   const ctx = new CheckContext(options, http, schemas, control, receiver, runId);
   ctx.resources = new SharedResources(ctx);
@@ -100,6 +100,15 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
     results,
     counts,
   };
+}
+
+async function startReceiver(options: ResolvedOptions, runId: string): Promise<CallbackReceiver> {
+  try {
+    return await CallbackReceiver.start(options.receiverHost, options.receiverPort, options.notifyUrl, runId, options.receiverTls);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConnectionError(`the callback receiver cannot listen on ${options.receiverHost}:${options.receiverPort}: ${code ?? (error as Error).message} (choose --receiver-host/--receiver-port, or --exclude callbacks)`);
+  }
 }
 
 /** Reads the server's clock (Date header, control API) and sends one correctly signed request. */
