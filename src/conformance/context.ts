@@ -43,6 +43,12 @@ export class CheckContext {
     return { exchange, verdict: judgeAnswer(this.schemas.signed, "signed", operationId, exchange, this.options.strictHttp), operationId, variant: "signed" };
   }
 
+  /** Sends a signed request to a path no operation may have (for routing checks); not judged. */
+  async signedToPath(method: string, path: string, input: RequestInput = {}): Promise<Exchange> {
+    const url = buildUrl(this.options.baseUrl + this.options.basePath, path, input);
+    return this.http.send(signedRequest(method, url, bodyText(input.body), this.options, input.tamper));
+  }
+
   /** Sends a request of the key-based spec; apiKey undefined sends no Authorization header. */
   async keyed(operationId: string, input: RequestInput & { apiKey?: string | null } = {}): Promise<Answer> {
     const operation = this.schemas.keyed.operation(operationId);

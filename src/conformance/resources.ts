@@ -105,3 +105,13 @@ export class SharedResources {
     });
   }
 }
+
+/** A paid order, through the sandbox control API (a real server cannot be paid by a checker). */
+export async function paidOrder(ctx: CheckContext, kind: "product" | "voucher"): Promise<Id> {
+  const control = ctx.requireControl();
+  const orderId = await ctx.resources.newOrder(kind);
+  const merchantId = await ctx.resources.merchantId();
+  const payment = ctx.expectSuccess(await ctx.signed("payOrder", { pathParams: { orderId }, body: { merchantId: BigInt(merchantId), notifyUrl: ctx.resources.notifyUrl() } }), "payOrder") as { tradeNo: string };
+  await control.payTrade(payment.tradeNo);
+  return orderId;
+}

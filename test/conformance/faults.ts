@@ -2,6 +2,7 @@
 import { parseJsonLossless, stringifyJson } from "../../src/json/index.js";
 import { verifySignedRequest } from "../../src/signing/index.js";
 import { ALL_CHECKS } from "../../src/conformance/index.js";
+import { loadSpec } from "../../src/conformance/spec.js";
 import type { Fault, ForwardedRequest, ForwardedResponse } from "./faulty-server.js";
 
 type Json = Record<string, any>;
@@ -21,6 +22,8 @@ const editResponse = (response: ForwardedResponse, edit: (body: Json) => void): 
 };
 const success = (data: unknown): ForwardedResponse => ({ status: 200, headers: { "content-type": "application/json" }, body: stringifyJson({ code: 0, msg: "success", data })! });
 const refusal = (code: number, status: number, msg: string): ForwardedResponse => ({ status, headers: { "content-type": "application/json" }, body: stringifyJson({ code, msg, data: null })! });
+// Every path of the signed spec, under either base path, as one pattern.
+const KNOWN_SIGNED_PATH = new RegExp(`^/open-api(/v1)?(${Object.keys(loadSpec("signed").paths).map((p) => p.replace(/\{\w+\}/g, "[^/]+")).join("|")})$`);
 const SIGNED_CHECKS = new Set(ALL_CHECKS.filter((check) => check.needs?.includes("signed")).map((check) => check.name));
 const header = (request: ForwardedRequest, name: string) => Object.entries(request.headers).find(([k]) => k.toLowerCase() === name)?.[1];
 const CASHIER = /\/payment\/cashier\/create$/;
@@ -46,8 +49,40 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
     },
     {
       name: "does not sign the body",
-      breaks: ["signature.tampered-body"],
+      breaks: ["signature.tampered-body", "signature.tampered-body-same-length"],
       request: async (r, t) => (r.body && !(await validSignature(r)) && header(r, "x-app-key") === credentials.appKey && /^\d{10}$/.test(header(r, "x-timestamp") ?? "") && /^[A-Za-z0-9+/]{43}=$/.test(header(r, "x-sign") ?? "") && !r.body.includes("sig-") ? t.resign(r) : r),
+    },
+    {
+      // Emulated: it lets through a tampered body as long as its length is what was signed.
+      name: "checks the body's length instead of its bytes",
+      breaks: ["signature.tampered-body-same-length"],
+      request: async (r, t) => (r.body.includes("tamper-same-") && !(await validSignature(r)) ? t.resign(r) : r),
+    },
+    {
+      name: "routes before checking the signature",
+      breaks: ["signature.before-routing"],
+      answer: (r) => (r.url.startsWith("/open-api") && !KNOWN_SIGNED_PATH.test(path(r)) ? refusal(100015, 404, `no operation at ${path(r)}`) : undefined),
+    },
+    {
+      name: "ignores unknown query parameters",
+      breaks: ["validation.unknown-query-parameter"],
+      request: (r) => ({ ...r, url: r.url.replace(/[?&]mopCheckUnknown=[^&]*/, "") }),
+    },
+    {
+      name: "answers 100008 for a merchant that does not exist",
+      // The rounded form of a large merchant id does not exist either.
+      breaks: ["permissions.precedence", "int64.rounded-id-unknown"],
+      response: (res) => ({ ...res, body: res.body.replace('"code":200001', '"code":100008') }),
+    },
+    {
+      name: "has no outRefundNo idempotency",
+      breaks: ["idempotency.out-refund-no"],
+      request: (r, t) => (isOp(r, "POST", /\/refund$/) && r.body.includes("outRefundNo") ? t.resign(withBody(r, (b) => delete b.outRefundNo)) : r),
+    },
+    {
+      name: "refuses a 0-amount payment with a generic validation code",
+      breaks: ["state.pay-zero-amount"],
+      response: (res) => (json(res.body).code === 300009 ? refusal(100009, 400, "body.totalAmount must be >= 1") : res),
     },
     { name: "ignores the subject length", breaks: ["validation.subject-length"], request: (r, t) => (isOp(r, "POST", CASHIER) ? t.resign(withBody(r, (b) => (b.subject = [...b.subject].slice(0, 32).join("")))) : r) },
     {

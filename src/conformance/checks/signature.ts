@@ -3,7 +3,7 @@
 import { SignedErrors } from "../../../generated/error-codes.js";
 import { randomUUID } from "node:crypto";
 import { sign } from "../../signing/index.js";
-import type { Check } from "../check.js";
+import { CheckFailure, type Check } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { describeSkew, windowProbeOffsets } from "../clock.js";
 import type { SignatureTamper } from "../requests.js";
@@ -58,6 +58,34 @@ export const signatureChecks: Check[] = [
     const openUserId = ctx.resources.unique("tamper");
     const signedBody = JSON.stringify({ openUserId: `${openUserId}-original` });
     ctx.expectRefused(await ctx.signed("syncCustomer", { body: { openUserId }, tamper: { signedBody } }), SignedErrors.SIGNATURE_MISMATCH.code, RULE, "a tampered body");
+  }),
+  check("tampered-body-same-length", "a body changed after signing without changing its length is refused with 100003 (the HMAC covers every byte)", async (ctx) => {
+    const openUserId = ctx.resources.unique("tamper-same");
+    const sent = JSON.stringify({ openUserId: `${openUserId}-a` });
+    const signedBody = JSON.stringify({ openUserId: `${openUserId}-b` });
+    ctx.expectRefused(await ctx.signed("syncCustomer", { body: sent, tamper: { signedBody } }), SignedErrors.SIGNATURE_MISMATCH.code, RULE, "a body changed after signing (same length)");
+  }),
+  check("before-routing", "a bad signature gets the same answer on a known and an unknown path: the signature is checked before routing, so nothing about routes leaks", async (ctx) => {
+    const merchantId = await ctx.resources.merchantId();
+    const unknownPath = `/mop-check-no-such-path-${ctx.runId}`;
+    const cases: Array<[string, SignatureTamper, number]> = [
+      ["no X-Sign header", { omitHeader: "X-Sign" }, SignedErrors.SIGNATURE_HEADER_MISSING.code],
+      ["a signature under a wrong secret", { secret: `${ctx.options.appSecret}-wrong` }, SignedErrors.SIGNATURE_MISMATCH.code],
+    ];
+    for (const [why, tamper, code] of cases) {
+      const known = await ctx.signed("listStores", { query: { merchantId }, tamper });
+      ctx.expectRefused(known, code, RULE, `a GET of a known path with ${why}`);
+      const unknown = await ctx.signedToPath("GET", unknownPath, { query: { merchantId }, tamper });
+      const answered = (unknown.response?.json as { code?: unknown } | undefined)?.code;
+      if (!unknown.response || Number(answered) !== code || unknown.response.status !== known.exchange.response!.status) {
+        throw new CheckFailure({
+          message: `with ${why}, the known path answered code ${code} (HTTP ${known.exchange.response!.status}) but the unknown path ${unknown.response ? `code ${String(answered)} (HTTP ${unknown.response.status})` : `nothing (${unknown.error})`}: routing was decided before the signature`,
+          expected: `the same refusal, code ${code} with HTTP ${known.exchange.response!.status}, on both paths`,
+          rule: `${RULE}; DESIGN item 14 (signature check before routing)`,
+          exchange: unknown,
+        });
+      }
+    }
   }),
   check("wrong-secret", "a request signed with another secret is refused with 100003 (rule 3)", (ctx) =>
     expectBothRefused(ctx, () => ({ secret: `${ctx.options.appSecret}-wrong` }), SignedErrors.SIGNATURE_MISMATCH.code, "a signature under a wrong secret"),

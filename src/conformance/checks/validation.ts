@@ -34,7 +34,7 @@ const PROBES: Probe[] = [
   { name: "order-item-quantity", limit: "items[].quantity greater than 0", operationId: "createOrder", inside: order([line({ quantity: 1 })]), outside: order([line({ quantity: 0 })]) },
 ];
 
-export const validationChecks: Check[] = PROBES.map((probe) => ({
+const probeChecks: Check[] = PROBES.map((probe) => ({
   name: `validation.${probe.name}`,
   tags: ["validation", "signed"],
   purpose: `${probe.limit}: just inside is accepted, just outside is refused with ${VALIDATION}`,
@@ -46,3 +46,22 @@ export const validationChecks: Check[] = PROBES.map((probe) => ({
     ctx.expectRefused(await ctx.signed(probe.operationId, await probe.outside(ctx)), VALIDATION, rule, `a value just outside "${probe.limit}"`);
   },
 }));
+
+const UNKNOWN_QUERY_RULE = "DESIGN item 14: unknown query parameters are refused (signed spec, operation descriptions)";
+
+export const validationChecks: Check[] = [
+  ...probeChecks,
+  {
+    name: "validation.unknown-query-parameter",
+    tags: ["validation", "signed"],
+    purpose: `a query parameter the operation does not declare is refused with ${VALIDATION}, not ignored`,
+    rule: UNKNOWN_QUERY_RULE,
+    needs: ["signed"],
+    async run(ctx) {
+      const merchantId = await ctx.resources.merchantId();
+      // The same request without it is accepted, so the refusal is about the unknown name only.
+      ctx.expectSuccess(await ctx.signed("listStores", { query: { merchantId } }), UNKNOWN_QUERY_RULE);
+      ctx.expectRefused(await ctx.signed("listStores", { query: { merchantId, mopCheckUnknown: "1" } }), VALIDATION, UNKNOWN_QUERY_RULE, "an undeclared query parameter (mopCheckUnknown)");
+    },
+  },
+];
