@@ -37,6 +37,17 @@ export class ConnectionError extends Error {
   }
 }
 
+// Validators compiled once per process: runs in one process (CI scripts, test suites) share them.
+const compiledSpecs = new Map<"signed" | "keyed", SpecSchemas>();
+function specSchemas(name: "signed" | "keyed"): SpecSchemas {
+  let schemas = compiledSpecs.get(name);
+  if (!schemas) {
+    schemas = new SpecSchemas(loadSpec(name), name);
+    compiledSpecs.set(name, schemas);
+  }
+  return schemas;
+}
+
 export function selectChecks(options: Pick<ResolvedOptions, "include" | "exclude" | "variants">, checks: readonly Check[] = ALL_CHECKS): Check[] {
   const matches = (check: Check, pattern: string) => check.name === pattern || check.name.startsWith(`${pattern}.`) || check.tags.includes(pattern);
   return checks.filter(
@@ -67,7 +78,7 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
   const wantsReceiver = checks.some((check) => check.needs?.includes("receiver"));
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
   const receiver = wantsReceiver ? await startReceiver(options, runId) : undefined;
-  const schemas = { signed: new SpecSchemas(loadSpec("signed"), "signed"), keyed: new SpecSchemas(loadSpec("keyed"), "keyed") };
+  const schemas = { signed: specSchemas("signed"), keyed: specSchemas("keyed") };
   const ctx = new CheckContext(options, http, schemas, control, receiver, runId);
   ctx.resources = new SharedResources(ctx);
   ctx.clock = await measureClock(ctx, probe, checks);
