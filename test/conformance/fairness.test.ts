@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runConformance, type ConformanceOptions, type ConformanceReport } from "../../src/conformance/index.js";
+import { runConformance, textReport, type ConformanceOptions, type ConformanceReport } from "../../src/conformance/index.js";
 import { createSandbox, type ListeningSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import { startFaultyServer, type FaultyServer } from "./faulty-server.js";
 import { faultsFor } from "./faults.js";
@@ -47,6 +47,8 @@ describe("a server whose clock is off", () => {
     // The key-based interface does not sign: its checks still ran and passed.
     expect(report.results.filter((r) => r.status === "passed").map((r) => r.name).every((name) => name.startsWith("keyed."))).toBe(true);
     expect(report.counts.passed).toBe(3);
+    // The text report says the cause once.
+    expect(textReport(report)).toMatch(new RegExp(`\n  ${skipped.length} checks: not run: the server refuses requests timed by this machine's clock \\(see clock\\.within-window\\)\n    responses\\.syncCustomer, `));
   });
 
   it.each([60, -60])("within the window (%i s): the timestamp probes are aimed at its clock and pass", async (offsetSeconds) => {
