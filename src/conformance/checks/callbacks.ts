@@ -7,7 +7,7 @@ import { CheckFailure, CheckSkipped, type Check } from "../check.js";
 import type { CheckContext } from "../context.js";
 import type { Delivery } from "../receiver.js";
 
-const RULE = "signed spec, webhooks.paymentSucceeded; DESIGN item 8";
+const RULE = 'signed spec, webhooks.paymentSucceeded and info: "Callbacks during a secret rotation"; DESIGN item 8';
 const ATTACH = '{"note":"Zoë \\"quoted\\" & <tag> 🍵","n":9007199254740993}';
 
 interface PaymentEvent {

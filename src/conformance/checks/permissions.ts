@@ -4,7 +4,7 @@ import { CheckSkipped, type Check } from "../check.js";
 
 const RULE = "source: Errors, 100008 \"no data permission for that merchant\"; Authentication, permission facts";
 
-const PRECEDENCE_RULE = "DESIGN item 14, permission precedence: 100007 merchant-module permission, then 200001 not found, then 100008 not authorised, then 200002 offline";
+const PRECEDENCE_RULE = 'signed spec, info, rules every implementation follows: "Permission precedence" (100007, then 200001 not found, then 100008 not authorised, then 200002 offline)';
 /** An int64 no server is expected to have issued as a merchant id (the largest minus one). */
 const UNKNOWN_MERCHANT = "9223372036854775806";
 

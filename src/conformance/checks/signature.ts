@@ -81,7 +81,7 @@ export const signatureChecks: Check[] = [
         throw new CheckFailure({
           message: `with ${why}, the known path answered code ${code} (HTTP ${known.exchange.response!.status}) but the unknown path ${unknown.response ? `code ${String(answered)} (HTTP ${unknown.response.status})` : `nothing (${unknown.error})`}: routing was decided before the signature`,
           expected: `the same refusal, code ${code} with HTTP ${known.exchange.response!.status}, on both paths`,
-          rule: `${RULE}; DESIGN item 14 (signature check before routing)`,
+          rule: `${RULE}; signed spec, info, rules every implementation follows: "Signature before routing"`,
           exchange: unknown,
         });
       }

@@ -47,7 +47,7 @@ const probeChecks: Check[] = PROBES.map((probe) => ({
   },
 }));
 
-const UNKNOWN_QUERY_RULE = "DESIGN item 14: unknown query parameters are refused (signed spec, operation descriptions)";
+const UNKNOWN_QUERY_RULE = 'signed spec, info, rules every implementation follows: "Unknown query parameters are refused" with 100009';
 
 export const validationChecks: Check[] = [
   ...probeChecks,
