@@ -69,6 +69,11 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
       request: (r) => ({ ...r, url: r.url.replace(/[?&]mopCheckUnknown=[^&]*/, "") }),
     },
     {
+      name: "ignores unknown body properties",
+      breaks: ["validation.unknown-body-property"],
+      request: (r, t) => (r.body.includes('"mopCheckUnknown"') ? t.resign(withBody(r, (b) => delete b.mopCheckUnknown)) : r),
+    },
+    {
       name: "answers 100008 for a merchant that does not exist",
       // The rounded form of a large merchant id does not exist either.
       breaks: ["permissions.precedence", "int64.rounded-id-unknown"],

@@ -49,6 +49,8 @@ const probeChecks: Check[] = PROBES.map((probe) => ({
 
 const UNKNOWN_QUERY_RULE = 'signed spec, info, rules every implementation follows: "Unknown query parameters are refused" with 100009';
 
+const UNKNOWN_BODY_RULE = 'signed spec, info, rules every implementation follows: "so are unknown body properties"; request schemas have additionalProperties: false';
+
 export const validationChecks: Check[] = [
   ...probeChecks,
   {
@@ -62,6 +64,16 @@ export const validationChecks: Check[] = [
       // The same request without it is accepted, so the refusal is about the unknown name only.
       ctx.expectSuccess(await ctx.signed("listStores", { query: { merchantId } }), UNKNOWN_QUERY_RULE);
       ctx.expectRefused(await ctx.signed("listStores", { query: { merchantId, mopCheckUnknown: "1" } }), VALIDATION, UNKNOWN_QUERY_RULE, "an undeclared query parameter (mopCheckUnknown)");
+    },
+  },
+  {
+    name: "validation.unknown-body-property",
+    tags: ["validation", "signed"],
+    purpose: `a body property the request schema does not declare is refused with ${VALIDATION} (request schemas are closed)`,
+    rule: UNKNOWN_BODY_RULE,
+    needs: ["signed"],
+    async run(ctx) {
+      ctx.expectRefused(await ctx.signed("createOrder", { body: { ...(await ctx.resources.orderBody()), mopCheckUnknown: 1 } }), VALIDATION, UNKNOWN_BODY_RULE, "an undeclared body property (mopCheckUnknown)");
     },
   },
 ];
