@@ -36,7 +36,7 @@ export function readingFromDate(exchange: Exchange): ClockReading | undefined {
   if (!date || sent === undefined) return undefined;
   const serverMs = Date.parse(date);
   if (Number.isNaN(serverMs)) return undefined;
-  return { skewMs: serverMs + 500 - (sent + exchange.durationMs / 2), source: "Date header" };
+  return { skewMs: Math.round(serverMs + 500 - (sent + exchange.durationMs / 2)), source: "Date header" };
 }
 
 export async function readingFromControl(control: ControlApi): Promise<ClockReading | undefined> {
@@ -44,7 +44,7 @@ export async function readingFromControl(control: ControlApi): Promise<ClockRead
   try {
     const clock = (await control.call("getClock")) as { epochMs: number | bigint };
     const arrived = Date.now();
-    return { skewMs: Number(clock.epochMs) - (sent + arrived) / 2, source: "control API clock" };
+    return { skewMs: Math.round(Number(clock.epochMs) - (sent + arrived) / 2), source: "control API clock" };
   } catch {
     return undefined;
   }

@@ -81,7 +81,6 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
   const schemas = { signed: specSchemas("signed"), keyed: specSchemas("keyed") };
   const ctx = new CheckContext(options, http, schemas, control, receiver, runId);
   ctx.resources = new SharedResources(ctx);
-  ctx.clock = await measureClock(ctx, probe, checks);
 
   const results: CheckResult[] = new Array(checks.length);
   let next = 0;
@@ -97,6 +96,7 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
     }
   };
   try {
+    ctx.clock = await measureClock(ctx, probe, checks);
     await Promise.all(Array.from({ length: Math.min(options.concurrency, checks.length) }, worker));
   } finally {
     await receiver?.close();
