@@ -28,8 +28,8 @@ interface IdKind {
   notFound: number;
   /** Ids of this kind the run can see (created by or visible to the checker's app). */
   discover(ctx: CheckContext): Promise<string[]>;
-  /** Sends an id back; `field` names where a success answer repeats it. */
-  sendBack(ctx: CheckContext, id: string): Promise<{ answer: Answer; field?: string }>;
+  /** Sends an id back (for a rounded form, `of` is the id it was rounded from); `field` names where a success answer repeats it. */
+  sendBack(ctx: CheckContext, id: string, of?: string): Promise<{ answer: Answer; field?: string }>;
 }
 
 const KINDS: IdKind[] = [
@@ -50,8 +50,9 @@ const KINDS: IdKind[] = [
     notFound: SignedErrors.CARD_TEMPLATE_NOT_FOUND.code,
     discover: async (ctx) => [...(await templateMerchants(ctx)).keys()],
     // The purchase answers no template id: it must simply find the template (any answer but "not found").
-    async sendBack(ctx, id) {
-      const merchantId = (await templateMerchants(ctx)).get(id) ?? (await ctx.resources.merchantId());
+    async sendBack(ctx, id, of) {
+      // A rounded template id is asked of the merchant of the template it was rounded from.
+      const merchantId = (await templateMerchants(ctx)).get(of ?? id) ?? (await ctx.resources.merchantId());
       return { answer: await ctx.signed("purchaseMemberCard", { body: { merchantId: BigInt(merchantId), templateId: BigInt(id), appUserId: await ctx.resources.appUserId() } }) };
     },
   },
@@ -86,12 +87,17 @@ function knownMerchants(ctx: CheckContext): Promise<string[]> {
   });
 }
 
-/** Card template id → its merchant (list items do not name it, so each merchant is listed). */
+/**
+ * Card template ids above 2^53 → their merchant. One list shows every template; list items do
+ * not name their merchant, so merchants are listed one by one only while a large one is unplaced.
+ */
 function templateMerchants(ctx: CheckContext): Promise<Map<string, string>> {
   return ctx.resources.once("int64.templates", async () => {
+    const large = new Set(listedIds(await ctx.signed("listCardTemplates", { query: { pageNo: 1, pageSize: 100 } })).filter((id) => BigInt(id) > SAFE));
     const found = new Map<string, string>();
     for (const merchantId of await knownMerchants(ctx)) {
-      for (const id of listedIds(await ctx.signed("listCardTemplates", { query: { merchantId, pageNo: 1, pageSize: 100 } }))) found.set(id, merchantId);
+      if (found.size === large.size) break;
+      for (const id of listedIds(await ctx.signed("listCardTemplates", { query: { merchantId, pageNo: 1, pageSize: 100 } }))) if (large.has(id)) found.set(id, merchantId);
     }
     return found;
   });
@@ -169,7 +175,7 @@ export const int64Checks: Check[] = [
       let judged = 0;
       for (const { kind, id } of ids) {
         const rounded = BigInt(Number(id)).toString();
-        const { answer, field } = await kind.sendBack(ctx, rounded);
+        const { answer, field } = await kind.sendBack(ctx, rounded, id);
         const { verdict, exchange } = answer;
         if (!verdict.success && verdict.code === kind.notFound) {
           judged += 1;
