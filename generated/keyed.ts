@@ -100,7 +100,7 @@ export interface components {
         };
         /**
          * KeyedErrorCode
-         * @description Envelope code of a failed request, from the error-code registry (openapi/errors.yaml). 400 KEYED_VALIDATION_FAILED: A query parameter is invalid; the message names it and the rule it breaks. 401 KEYED_UNAUTHORIZED: The Authorization header is missing, not of the form "Bearer <API_KEY>", or the key is unknown or revoked. 404 KEYED_PATH_NOT_FOUND: No operation exists at this path. 405 KEYED_METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 429 KEYED_RATE_LIMITED: Too many requests for this API key; retry after the interval in the Retry-After header. 500 KEYED_INTERNAL_ERROR: An unexpected server error; nothing was changed.
+         * @description Envelope code of a failed request of the keyed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 400 KEYED_VALIDATION_FAILED: A query parameter is invalid; the message names it and the rule it breaks. 401 KEYED_UNAUTHORIZED: The Authorization header is missing, not of the form "Bearer <API_KEY>", or the key is unknown or revoked. 404 KEYED_PATH_NOT_FOUND: No operation exists at this path. 405 KEYED_METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 429 KEYED_RATE_LIMITED: Too many requests for this API key; retry after the interval in the Retry-After header. 500 KEYED_INTERNAL_ERROR: An unexpected server error; nothing was changed.
          * @enum {integer}
          */
         KeyedErrorCode: 400 | 401 | 404 | 405 | 429 | 500;
@@ -115,42 +115,79 @@ export interface components {
             /** @description Always null on failure. */
             data: null;
         };
+        /**
+         * ListAccountMerchantsError
+         * @description Error envelope of listAccountMerchants: the interface's envelope with only the codes listAccountMerchants can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        ListAccountMerchantsError: {
+            /**
+             * @description The codes listAccountMerchants can return: 400 KEYED_VALIDATION_FAILED, 401 KEYED_UNAUTHORIZED, 429 KEYED_RATE_LIMITED, 500 KEYED_INTERNAL_ERROR.
+             * @enum {integer}
+             */
+            code: 400 | 401 | 429 | 500;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
     };
     responses: {
-        /** @description HTTP 400. The envelope code says what failed: 400 (KEYED_VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 400. The envelope code says what failed: 400 (KEYED_VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * @description The codes every operation answers with HTTP 400: 400 KEYED_VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 400;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 401. The envelope code says what failed: 401 (KEYED_UNAUTHORIZED). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 401. The envelope code says what failed: 401 (KEYED_UNAUTHORIZED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * @description The codes every operation answers with HTTP 401: 401 KEYED_UNAUTHORIZED.
+                     * @enum {integer}
+                     */
+                    code: 401;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 429. The envelope code says what failed: 429 (KEYED_RATE_LIMITED). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 429. The envelope code says what failed: 429 (KEYED_RATE_LIMITED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         TooManyRequests: {
             headers: {
+                /** @description Seconds to wait before the next request (RFC 9110 section 10.2.3, delay-seconds form). */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * @description The codes every operation answers with HTTP 429: 429 KEYED_RATE_LIMITED.
+                     * @enum {integer}
+                     */
+                    code: 429;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 500. The envelope code says what failed: 500 (KEYED_INTERNAL_ERROR). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 500. The envelope code says what failed: 500 (KEYED_INTERNAL_ERROR). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * @description The codes every operation answers with HTTP 500: 500 KEYED_INTERNAL_ERROR.
+                     * @enum {integer}
+                     */
+                    code: 500;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
     };
@@ -190,7 +227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AccountMerchantListEnvelope"];
+                    "application/json": components["schemas"]["AccountMerchantListEnvelope"] | components["schemas"]["ListAccountMerchantsError"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -200,3 +237,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};
