@@ -82,6 +82,7 @@ export interface components {
          */
         AccountMerchantListEnvelope: {
             /**
+             * Format: int32
              * @description Always 200 on success.
              * @constant
              */
@@ -93,13 +94,14 @@ export interface components {
             message: "success";
             /** @description The page of merchants. */
             data: {
-                /** @description The merchants of this page. */
+                /** @description The merchants of this page (at most the largest limit, 100). */
                 merchants: components["schemas"]["AccountMerchant"][];
                 pagination: components["schemas"]["Pagination"];
             };
         };
         /**
          * KeyedErrorCode
+         * Format: int32
          * @description Envelope code of a failed request of the keyed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 400 KEYED_VALIDATION_FAILED: A query parameter is invalid; the message names it and the rule it breaks. 401 KEYED_UNAUTHORIZED: The Authorization header is missing, not of the form "Bearer <API_KEY>", or the key is unknown or revoked. 404 KEYED_PATH_NOT_FOUND: No operation exists at this path. 405 KEYED_METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 429 KEYED_RATE_LIMITED: Too many requests for this API key; retry after the interval in the Retry-After header. 500 KEYED_INTERNAL_ERROR: An unexpected server error; nothing was changed.
          * @enum {integer}
          */
@@ -121,6 +123,7 @@ export interface components {
          */
         ListAccountMerchantsError: {
             /**
+             * Format: int32
              * @description The codes listAccountMerchants can return: 400 KEYED_VALIDATION_FAILED, 401 KEYED_UNAUTHORIZED, 429 KEYED_RATE_LIMITED, 500 KEYED_INTERNAL_ERROR.
              * @enum {integer}
              */
@@ -136,6 +139,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes every operation answers with HTTP 400: 400 KEYED_VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -151,6 +155,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes every operation answers with HTTP 401: 401 KEYED_UNAUTHORIZED.
                      * @enum {integer}
                      */
@@ -168,6 +173,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes every operation answers with HTTP 429: 429 KEYED_RATE_LIMITED.
                      * @enum {integer}
                      */
@@ -183,6 +189,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes every operation answers with HTTP 500: 500 KEYED_INTERNAL_ERROR.
                      * @enum {integer}
                      */

@@ -490,6 +490,7 @@ export interface components {
         };
         /**
          * SuccessCode
+         * Format: int32
          * @description Envelope code of a successful call of the signed interface; always 0.
          * @constant
          */
@@ -531,6 +532,7 @@ export interface components {
         };
         /**
          * SignedErrorCode
+         * Format: int32
          * @description Envelope code of a failed request of the signed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used with different parameters; repeat the original parameters to get the original trade. 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0).
          * @enum {integer}
          */
@@ -554,6 +556,7 @@ export interface components {
          */
         SyncCustomerError: {
             /**
+             * Format: int32
              * @description The codes syncCustomer can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR.
              * @enum {integer}
              */
@@ -643,6 +646,7 @@ export interface components {
          */
         CreateOrderError: {
             /**
+             * Format: int32
              * @description The codes createOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND, 200004 STORE_DISABLED, 200005 CUSTOMER_NOT_FOUND, 300007 ORDER_AMOUNT_OUT_OF_RANGE.
              * @enum {integer}
              */
@@ -699,7 +703,7 @@ export interface components {
             /** @description Total in fen, the sum of price × quantity over the items. */
             totalAmount: components["schemas"]["Fen"];
             status: components["schemas"]["OrderStatus"];
-            /** @description The order lines. */
+            /** @description The order lines (at most 100, as at creation). */
             items: components["schemas"]["OrderItem"][];
             /** @description Note; null when none was given (designed). */
             remark: string | null;
@@ -725,6 +729,7 @@ export interface components {
          */
         GetOrderError: {
             /**
+             * Format: int32
              * @description The codes getOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND.
              * @enum {integer}
              */
@@ -797,6 +802,7 @@ export interface components {
          */
         PayOrderError: {
             /**
+             * Format: int32
              * @description The codes payOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND, 300002 ORDER_NOT_PENDING_PAYMENT, 300009 ORDER_ZERO_AMOUNT.
              * @enum {integer}
              */
@@ -818,6 +824,7 @@ export interface components {
          */
         CancelOrderError: {
             /**
+             * Format: int32
              * @description The codes cancelOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND, 300003 ORDER_NOT_CANCELLABLE.
              * @enum {integer}
              */
@@ -845,7 +852,7 @@ export interface components {
         OrderStatusHistoryEnvelope: {
             code: components["schemas"]["SuccessCode"];
             msg: components["schemas"]["SuccessMsg"];
-            /** @description The order's status moves, oldest first. */
+            /** @description The order's status moves, oldest first; at most 4 (creation, then 0→1→2→3, the longest path of the state machine). */
             data: components["schemas"]["OrderStatusRecord"][];
         };
         /**
@@ -854,6 +861,7 @@ export interface components {
          */
         ListOrderStatusHistoryError: {
             /**
+             * Format: int32
              * @description The codes listOrderStatusHistory can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND.
              * @enum {integer}
              */
@@ -909,6 +917,7 @@ export interface components {
          */
         RefundOrderError: {
             /**
+             * Format: int32
              * @description The codes refundOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND, 300004 ORDER_NOT_REFUNDABLE, 400004 OUT_REFUND_NO_CONFLICT.
              * @enum {integer}
              */
@@ -930,6 +939,7 @@ export interface components {
          */
         WriteOffOrderError: {
             /**
+             * Format: int32
              * @description The codes writeOffOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND, 200004 STORE_DISABLED, 300001 ORDER_NOT_FOUND, 300005 ORDER_NOT_SERVICE_TYPE, 300006 ORDER_NOT_WRITE_OFFABLE.
              * @enum {integer}
              */
@@ -1001,6 +1011,7 @@ export interface components {
          */
         CreateCashierSessionError: {
             /**
+             * Format: int32
              * @description The codes createCashierSession can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 400002 OUT_TRADE_NO_CONFLICT.
              * @enum {integer}
              */
@@ -1049,6 +1060,7 @@ export interface components {
          */
         QueryPaymentError: {
             /**
+             * Format: int32
              * @description The codes queryPayment can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 400001 TRADE_NOT_FOUND.
              * @enum {integer}
              */
@@ -1100,6 +1112,7 @@ export interface components {
          */
         PurchaseMemberCardError: {
             /**
+             * Format: int32
              * @description The codes purchaseMemberCard can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200005 CUSTOMER_NOT_FOUND, 500001 CARD_TEMPLATE_NOT_FOUND, 500002 CARD_TIER_NOT_FOUND, 500003 CARD_TIER_NOT_APPLICABLE.
              * @enum {integer}
              */
@@ -1133,7 +1146,7 @@ export interface components {
             validDays: number;
             /** @description Description. */
             description: string;
-            /** @description List of benefit texts. */
+            /** @description List of benefit texts (at most 50, designed). */
             benefits: string[];
         };
         /**
@@ -1141,7 +1154,7 @@ export interface components {
          * @description A page of card templates.
          */
         CardTemplatePage: {
-            /** @description The items of this page. */
+            /** @description The items of this page (at most the largest page size, 100). */
             list: components["schemas"]["CardTemplate"][];
             /**
              * Format: int64
@@ -1174,6 +1187,7 @@ export interface components {
          */
         ListCardTemplatesError: {
             /**
+             * Format: int32
              * @description The codes listCardTemplates can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE.
              * @enum {integer}
              */
@@ -1208,7 +1222,7 @@ export interface components {
          * @description A page of merchants. This list answers `page`/`size` where the other lists answer `pageNo`/`pageSize` (as the source says; docs/decisions.md).
          */
         MerchantPage: {
-            /** @description The items of this page. */
+            /** @description The items of this page (at most the largest page size, 100). */
             list: components["schemas"]["MerchantListItem"][];
             /**
              * Format: int64
@@ -1241,6 +1255,7 @@ export interface components {
          */
         ListMerchantsError: {
             /**
+             * Format: int32
              * @description The codes listMerchants can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100007 MERCHANT_MODULE_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR.
              * @enum {integer}
              */
@@ -1299,6 +1314,7 @@ export interface components {
          */
         GetMerchantError: {
             /**
+             * Format: int32
              * @description The codes getMerchant can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100007 MERCHANT_MODULE_FORBIDDEN, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE.
              * @enum {integer}
              */
@@ -1347,7 +1363,7 @@ export interface components {
          * @description A page of stores.
          */
         StorePage: {
-            /** @description The items of this page. */
+            /** @description The items of this page (at most the largest page size, 100). */
             list: components["schemas"]["Store"][];
             /**
              * Format: int64
@@ -1380,6 +1396,7 @@ export interface components {
          */
         ListStoresError: {
             /**
+             * Format: int32
              * @description The codes listStores can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE.
              * @enum {integer}
              */
@@ -1414,7 +1431,7 @@ export interface components {
          * @description A page of stores ordered by distance from the given point, nearest first.
          */
         NearbyStorePage: {
-            /** @description The items of this page. */
+            /** @description The items of this page (at most the largest page size, 100). */
             list: components["schemas"]["NearbyStore"][];
             /**
              * Format: int64
@@ -1447,6 +1464,7 @@ export interface components {
          */
         ListNearbyStoresError: {
             /**
+             * Format: int32
              * @description The codes listNearbyStores can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE.
              * @enum {integer}
              */
@@ -1498,6 +1516,7 @@ export interface components {
          */
         GetStoreError: {
             /**
+             * Format: int32
              * @description The codes getStore can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND.
              * @enum {integer}
              */
@@ -1550,6 +1569,7 @@ export interface components {
          */
         GetStoreBusinessHoursError: {
             /**
+             * Format: int32
              * @description The codes getStoreBusinessHours can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND.
              * @enum {integer}
              */
@@ -1650,7 +1670,7 @@ export interface components {
                 appUserId: components["schemas"]["Int64Id"];
                 /** @description When the merchant rejected. */
                 reviewTime: components["schemas"]["DateTime"];
-                /** @description The merchant's reason. */
+                /** @description The merchant's reason (1 to 256 characters, as the review takes it). */
                 reason: string;
             };
         };
@@ -1664,6 +1684,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes syncCustomer answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -1679,6 +1700,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes every operation answers with HTTP 401: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED.
                      * @enum {integer}
                      */
@@ -1694,6 +1716,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes every operation answers with HTTP 413: 100013 BODY_TOO_LARGE.
                      * @enum {integer}
                      */
@@ -1709,6 +1732,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes every operation answers with HTTP 415: 100014 UNSUPPORTED_MEDIA_TYPE.
                      * @enum {integer}
                      */
@@ -1726,6 +1750,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes every operation answers with HTTP 429: 100006 RATE_LIMITED.
                      * @enum {integer}
                      */
@@ -1741,6 +1766,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes every operation answers with HTTP 500: 100099 INTERNAL_ERROR.
                      * @enum {integer}
                      */
@@ -1756,6 +1782,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes createOrder answers with HTTP 400: 100009 VALIDATION_FAILED, 300007 ORDER_AMOUNT_OUT_OF_RANGE.
                      * @enum {integer}
                      */
@@ -1771,6 +1798,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes createOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -1786,6 +1814,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes createOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND, 200005 CUSTOMER_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -1801,6 +1830,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes createOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 200004 STORE_DISABLED.
                      * @enum {integer}
                      */
@@ -1816,6 +1846,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -1831,6 +1862,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -1846,6 +1878,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -1861,6 +1894,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE.
                      * @enum {integer}
                      */
@@ -1876,6 +1910,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes payOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -1891,6 +1926,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes payOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -1906,6 +1942,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes payOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -1921,6 +1958,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes payOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 300002 ORDER_NOT_PENDING_PAYMENT, 300009 ORDER_ZERO_AMOUNT.
                      * @enum {integer}
                      */
@@ -1936,6 +1974,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes cancelOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -1951,6 +1990,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes cancelOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -1966,6 +2006,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes cancelOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -1981,6 +2022,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes cancelOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 300003 ORDER_NOT_CANCELLABLE.
                      * @enum {integer}
                      */
@@ -1996,6 +2038,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listOrderStatusHistory answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2011,6 +2054,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listOrderStatusHistory answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2026,6 +2070,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listOrderStatusHistory answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2041,6 +2086,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listOrderStatusHistory answers with HTTP 409: 200002 MERCHANT_OFFLINE.
                      * @enum {integer}
                      */
@@ -2056,6 +2102,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes refundOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2071,6 +2118,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes refundOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2086,6 +2134,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes refundOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2101,6 +2150,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes refundOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 300004 ORDER_NOT_REFUNDABLE, 400004 OUT_REFUND_NO_CONFLICT.
                      * @enum {integer}
                      */
@@ -2116,6 +2166,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes writeOffOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2131,6 +2182,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes writeOffOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2146,6 +2198,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes writeOffOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND, 300001 ORDER_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2161,6 +2214,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes writeOffOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 200004 STORE_DISABLED, 300005 ORDER_NOT_SERVICE_TYPE, 300006 ORDER_NOT_WRITE_OFFABLE.
                      * @enum {integer}
                      */
@@ -2176,6 +2230,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes createCashierSession answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2191,6 +2246,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes createCashierSession answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2206,6 +2262,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes createCashierSession answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2221,6 +2278,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes createCashierSession answers with HTTP 409: 200002 MERCHANT_OFFLINE, 400002 OUT_TRADE_NO_CONFLICT.
                      * @enum {integer}
                      */
@@ -2236,6 +2294,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes queryPayment answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2251,6 +2310,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes queryPayment answers with HTTP 404: 400001 TRADE_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2266,6 +2326,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes purchaseMemberCard answers with HTTP 400: 100009 VALIDATION_FAILED, 500003 CARD_TIER_NOT_APPLICABLE.
                      * @enum {integer}
                      */
@@ -2281,6 +2342,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes purchaseMemberCard answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2296,6 +2358,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes purchaseMemberCard answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200005 CUSTOMER_NOT_FOUND, 500001 CARD_TEMPLATE_NOT_FOUND, 500002 CARD_TIER_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2311,6 +2374,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes purchaseMemberCard answers with HTTP 409: 200002 MERCHANT_OFFLINE.
                      * @enum {integer}
                      */
@@ -2326,6 +2390,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listCardTemplates answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2341,6 +2406,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listCardTemplates answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2356,6 +2422,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listCardTemplates answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2371,6 +2438,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listCardTemplates answers with HTTP 409: 200002 MERCHANT_OFFLINE.
                      * @enum {integer}
                      */
@@ -2386,6 +2454,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listMerchants answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2401,6 +2470,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listMerchants answers with HTTP 403: 100007 MERCHANT_MODULE_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2416,6 +2486,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getMerchant answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2431,6 +2502,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getMerchant answers with HTTP 403: 100007 MERCHANT_MODULE_FORBIDDEN, 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2446,6 +2518,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getMerchant answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2461,6 +2534,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getMerchant answers with HTTP 409: 200002 MERCHANT_OFFLINE.
                      * @enum {integer}
                      */
@@ -2476,6 +2550,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listStores answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2491,6 +2566,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listStores answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2506,6 +2582,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listStores answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2521,6 +2598,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listStores answers with HTTP 409: 200002 MERCHANT_OFFLINE.
                      * @enum {integer}
                      */
@@ -2536,6 +2614,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listNearbyStores answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2551,6 +2630,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listNearbyStores answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2566,6 +2646,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listNearbyStores answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2581,6 +2662,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes listNearbyStores answers with HTTP 409: 200002 MERCHANT_OFFLINE.
                      * @enum {integer}
                      */
@@ -2596,6 +2678,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getStore answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2611,6 +2694,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getStore answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2626,6 +2710,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getStore answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2641,6 +2726,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getStore answers with HTTP 409: 200002 MERCHANT_OFFLINE.
                      * @enum {integer}
                      */
@@ -2656,6 +2742,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getStoreBusinessHours answers with HTTP 400: 100009 VALIDATION_FAILED.
                      * @enum {integer}
                      */
@@ -2671,6 +2758,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getStoreBusinessHours answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
                      * @enum {integer}
                      */
@@ -2686,6 +2774,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getStoreBusinessHours answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND.
                      * @enum {integer}
                      */
@@ -2701,6 +2790,7 @@ export interface components {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description The codes getStoreBusinessHours answers with HTTP 409: 200002 MERCHANT_OFFLINE.
                      * @enum {integer}
                      */

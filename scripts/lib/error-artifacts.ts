@@ -44,6 +44,7 @@ function codeSchema(title: string, entries: ErrorEntry[], scope: string): string
       `Envelope code of a failed request ${scope}, from the error-code registry (openapi/errors.yaml; docs/errors.md). ` +
       entries.map((e) => `${e.code} ${e.name}: ${e.meaning}`).join(" "),
     type: "integer",
+    format: "int32",
     ...codeEnum(entries),
   };
   return YAML_HEADER + stringify(schema, { lineWidth: 0 });
@@ -57,6 +58,7 @@ function narrowedEnvelope(envelopeRef: string, entries: readonly ErrorEntry[], w
     properties: {
       code: {
         type: "integer",
+        format: "int32",
         description: `The codes ${what}: ${entries.map((e) => `${e.code} ${e.name}`).join(", ")}.`,
         ...codeEnum(entries),
       },
