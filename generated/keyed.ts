@@ -30,7 +30,7 @@ export interface components {
          * @description Merchant (key-based variant list item). Ids are strings here, unlike the signed interface.
          */
         AccountMerchant: {
-            /** @description Merchant id, as a string of digits (the same id the signed interface sends as a number). */
+            /** @description Merchant id. The source says only that it is a string. Designed (x-designed-rules): it is the same merchant id the signed interface sends as a long, written as decimal digits, so it is at most the int64 maximum; clients may keep it as an opaque string. */
             id: string;
             /** @description Merchant name. */
             name: string;
@@ -41,12 +41,12 @@ export interface components {
             status: "active" | "inactive" | "pending";
             /**
              * Format: date-time
-             * @description Creation time, ISO 8601 in UTC.
+             * @description Creation time, ISO 8601 in UTC (the source); written with `Z` (designed).
              */
             created_at: string;
             /**
              * Format: date-time
-             * @description Last update time, ISO 8601 in UTC.
+             * @description Last update time, ISO 8601 in UTC (the source); written with `Z` (designed).
              */
             updated_at: string;
         };

@@ -203,8 +203,10 @@ export interface components {
         /**
          * TradeNo
          * @description Platform trade number. The source returns it as a string and queries it as a "long"; the
-         *     contract makes it a string of 1 to 19 decimal digits in both places, so it never loses
-         *     precision (docs/decisions.md, "tradeNo string vs long").
+         *     contract makes it a string of decimal digits in both places, at most the int64 maximum
+         *     9223372036854775807 (what a "long" holds), so it never loses precision (docs/decisions.md,
+         *     "tradeNo string vs long"). The field is the source's; its representation as a digit string
+         *     in queries, the pattern and the length are designed (x-designed-rules).
          */
         TradeNo: string;
         /**

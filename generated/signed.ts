@@ -547,7 +547,7 @@ export interface components {
             code: components["schemas"]["SignedErrorCode"];
             /** @description Human-readable reason, naming the field or header at fault. */
             msg: string;
-            /** @description Always null on failure. */
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
             data: null;
         };
         /**
@@ -767,8 +767,10 @@ export interface components {
         /**
          * TradeNo
          * @description Platform trade number. The source returns it as a string and queries it as a "long"; the
-         *     contract makes it a string of 1 to 19 decimal digits in both places, so it never loses
-         *     precision (docs/decisions.md, "tradeNo string vs long").
+         *     contract makes it a string of decimal digits in both places, at most the int64 maximum
+         *     9223372036854775807 (what a "long" holds), so it never loses precision (docs/decisions.md,
+         *     "tradeNo string vs long"). The field is the source's; its representation as a digit string
+         *     in queries, the pattern and the length are designed (x-designed-rules).
          */
         TradeNo: string;
         /**
@@ -882,7 +884,7 @@ export interface components {
          * @description Refund record (designed). The order moves to refunded (5) and its trade, if any, to REFUND.
          */
         Refund: {
-            /** @description Platform refund number, a string of digits like tradeNo. */
+            /** @description Platform refund number, a string of digits like tradeNo, at most the int64 maximum. */
             refundNo: string;
             /** @description Order id. */
             orderId: components["schemas"]["Int64Id"];

@@ -87,6 +87,8 @@ function errorResponse(status: number, entries: ErrorEntry[], variant: Variant, 
       `HTTP ${status}. The envelope code says what failed: ` +
       entries.map((e) => `${e.code} (${e.name})`).join(", ") +
       ". The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too.",
+    // The HTTP status of each code is designed (the source shows none); x-enum-sources says which codes are.
+    "x-source": "designed",
     ...(status === 429 && { headers: RETRY_AFTER }),
     content: {
       "application/json": {
@@ -141,6 +143,7 @@ export function specErrorFiles(registry: ErrorRegistry, operationIds: Record<Var
       const envelope = `${pascal(id)}Error`;
       const schema = {
         title: envelope,
+        "x-source": "designed",
         description: `Error envelope of ${id}: the interface's envelope with only the codes ${id} can return. The 200 response admits it beside the success envelope, told apart by \`code\`.`,
         ...narrowedEnvelope("./ErrorEnvelope.yaml", codes, `${id} can return`),
       };
