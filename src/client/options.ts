@@ -67,9 +67,10 @@ function requireNumber(field: string, value: unknown, rule: string, ok: (n: numb
 }
 
 /**
- * The base URL as given, without a trailing slash. A bare origin gets the default base path:
- * "/open-api/v1" for the signed interface, "/v1" for the key-based one. The unversioned
- * "/open-api" form of the source's examples is kept as given (the service answers both).
+ * The base URL, used exactly as given (without a trailing slash) when it names a path, "/"
+ * included: "http://proxy:8080/" sends operations to the proxy's root ("/orders"). Only a bare
+ * origin, with nothing after the host and port, gets the default base path: "/open-api/v1" for
+ * the signed interface, "/v1" for the key-based one.
  */
 export function resolveBaseUrl(value: unknown, defaultBasePath: string): string {
   const text = requireString("baseUrl", value, `give the service address, e.g. "http://127.0.0.1:4010${defaultBasePath}"`);
@@ -82,11 +83,21 @@ export function resolveBaseUrl(value: unknown, defaultBasePath: string): string 
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ClientConfigError("baseUrl", `baseUrl must use http or https, got ${url.protocol}`);
   }
-  if (url.search !== "" || url.hash !== "") {
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(text)) {
     throw new ClientConfigError("baseUrl", `baseUrl must not carry a query or fragment, got ${JSON.stringify(text)}`);
   }
-  const path = url.pathname.replace(/\/+$/, "");
-  return `${url.origin}${path === "" ? defaultBasePath : path}`;
+  // URL gives a bare origin the path "/" too, so look at the text: a path is anything after the authority.
+  const bareOrigin = !/^[a-z][a-z0-9+.-]*:\/\/[^/]*\//i.test(text.trim());
+  if (bareOrigin) return `${url.origin}${defaultBasePath}`;
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** The default cap on an answer's body: far above the largest page the contract allows. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+export function resolveMaxResponseBytes(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
+  return requireNumber("maxResponseBytes", value, "a whole number of bytes >= 1", (n) => Number.isSafeInteger(n) && n >= 1);
 }
 
 export function resolveTimeout(value: unknown): number {
