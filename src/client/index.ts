@@ -23,7 +23,7 @@ export {
   UnexpectedResponseError,
   type ApiErrorEntry,
 } from "./errors.js";
-export { bearerMiddleware, signingMiddleware, type SigningMiddlewareOptions } from "./middleware.js";
+export { bearerMiddleware, createRequestSigner, signingMiddleware, type SigningMiddlewareOptions } from "./middleware.js";
 export {
   createLosslessFetch,
   createSigningFetch,

@@ -6,7 +6,7 @@
 // The answer's body stays a stream: nothing is read until the generated code reads it, and only
 // json() differs from the Response the wrapped fetch gave.
 import { parseJsonLossless } from "../json/index.js";
-import { requestSigner } from "./middleware.js";
+import { createRequestSigner } from "./middleware.js";
 import { optionalFunction, requireOptionsObject, requireString } from "./options.js";
 
 /** The standard fetch signature, as generated clients call it. */
@@ -119,7 +119,7 @@ export function createSigningFetch(options: SigningFetchOptions): StandardFetch 
   const now = optionalFunction<() => number>("now", given.now);
   const nonce = optionalFunction<() => string>("nonce", given.nonce);
   const inner = optionalFunction<StandardFetch>("fetch", given.fetch);
-  const sign = requestSigner({ appKey, appSecret, now, nonce });
+  const sign = createRequestSigner({ appKey, appSecret, now, nonce });
   return async (input, init) => {
     const request = new Request(input, { ...init, redirect: "manual" });
     await sign(request);

@@ -24,10 +24,16 @@ async function bodyBytes(request: Request): Promise<Uint8Array | undefined> {
 }
 
 /**
- * Signs a Request in place: sets the four signature headers over its exact body bytes, with a
- * fresh timestamp and nonce. Shared by the signing middleware and createSigningFetch.
+ * Makes a function that signs a Request in place and returns it: the four signature headers over
+ * its exact body bytes, with a fresh timestamp and nonce per call. It fits request interceptors
+ * of generated clients (hey-api's `client.interceptors.request.use(...)`), and is what the
+ * signing middleware and createSigningFetch use.
+ *
+ * @example
+ * import { createRequestSigner } from "merchant-open-platform";
+ * client.interceptors.request.use(createRequestSigner({ appKey: "demo-app-key", appSecret: process.env.MOP_APP_SECRET! }));
  */
-export function requestSigner(options: SigningMiddlewareOptions): (request: Request) => Promise<void> {
+export function createRequestSigner(options: SigningMiddlewareOptions): (request: Request) => Promise<Request> {
   const { appKey, appSecret, now, nonce } = options;
   return async (request) => {
     let headers;
@@ -47,6 +53,7 @@ export function requestSigner(options: SigningMiddlewareOptions): (request: Requ
       throw error;
     }
     for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
+    return request;
   };
 }
 
@@ -63,13 +70,8 @@ export function requestSigner(options: SigningMiddlewareOptions): (request: Requ
  * client.use(signingMiddleware({ appKey: "demo-app-key", appSecret: "demo-app-secret" }));
  */
 export function signingMiddleware(options: SigningMiddlewareOptions): Middleware {
-  const sign = requestSigner(options);
-  return {
-    async onRequest({ request }) {
-      await sign(request);
-      return request;
-    },
-  };
+  const sign = createRequestSigner(options);
+  return { onRequest: ({ request }) => sign(request) };
 }
 
 /**
