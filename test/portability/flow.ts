@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import { createSandbox, ORDER_ID_BASE, type ListeningSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
@@ -22,7 +22,7 @@ export type Id = number | bigint;
 export interface FlowClient {
   syncCustomer(body: { openUserId: string }): Promise<{ appUserId: Id }>;
   createOrder(body: CreateOrderBody): Promise<Id>;
-  getOrder(orderId: Id, merchantId: Id): Promise<{ id: Id; status: number; totalAmount: number }>;
+  getOrder(orderId: Id, merchantId: Id): Promise<{ id: Id; merchantId: Id; status: number; totalAmount: number }>;
   payOrder(orderId: Id, body: { merchantId: Id; notifyUrl: string }): Promise<{ tradeNo: string; cashierUrl: string }>;
   queryPayment(tradeNo: string): Promise<{ tradeNo: string; tradeStatus: string; totalAmount: number }>;
 }
@@ -107,4 +107,45 @@ export function generationDir(prefix: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `mop-${prefix}-`));
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A merchant of the default fixtures whose id is above 2^53, authorised for the demo app. */
+export const BIG_MERCHANT_ID = 9007199254740993n;
+
+/** Orders for the big merchant: the request bodies carry a bigint, which must go out as its digits. */
+export async function orderForBigMerchant(client: FlowClient, openUserId: string): Promise<void> {
+  const { appUserId } = await client.syncCustomer({ openUserId });
+  const orderId = await client.createOrder({
+    merchantId: BIG_MERCHANT_ID,
+    userId: appUserId,
+    orderType: 1,
+    items: [{ itemType: 1, itemId: 30001, itemName: "Latte", price: 2800, quantity: 1 }],
+  });
+  const order = await client.getOrder(orderId, BIG_MERCHANT_ID);
+  expect(order.merchantId).toBe(BIG_MERCHANT_ID);
+  expect(order.id).toBe(orderId);
+}
+
+const rawJson = (JSON as { rawJSON?: (text: string) => unknown }).rawJSON;
+
+/**
+ * For generators whose code calls JSON.stringify on a body: a bigint there throws (loud, never
+ * rounded), and on Node 22+ BigInt.prototype.toJSON returning JSON.rawJSON makes it exact.
+ */
+export function bigintBodyChecks(client: () => FlowClient): void {
+  it("a body holding a bigint id fails loudly with JSON.stringify's TypeError, never rounded", async () => {
+    await expect(orderForBigMerchant(client(), "big-body-plain")).rejects.toThrow(/BigInt/);
+  });
+
+  it.runIf(typeof rawJson === "function")("on Node 22+, BigInt.prototype.toJSON → JSON.rawJSON sends a bigint body id exactly", async () => {
+    const proto = BigInt.prototype as { toJSON?: () => unknown };
+    proto.toJSON = function (this: bigint) {
+      return rawJson!(this.toString());
+    };
+    try {
+      await orderForBigMerchant(client(), "big-body-raw");
+    } finally {
+      delete proto.toJSON;
+    }
+  });
 }

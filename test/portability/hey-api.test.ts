@@ -16,8 +16,8 @@ import { join } from "node:path";
 import { createClient } from "@hey-api/openapi-ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
-import { createRequestSigner, parseJsonLossless } from "../../src/index.js";
-import { DEMO, MERCHANT_ID, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
+import { createRequestSigner, parseJsonLossless, stringifyJson } from "../../src/index.js";
+import { DEMO, MERCHANT_ID, orderForBigMerchant, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
 
 const root = packageRoot();
 const tsc = join(createRequire(import.meta.url).resolve("typescript/package.json"), "..", "bin", "tsc");
@@ -131,7 +131,12 @@ describe("@hey-api/openapi-ts signed client against the sandbox", () => {
     const { createClient: create, createConfig } = (await import(join(dir, "signed", "client", "index.ts"))) as HeyClientModule;
     const sdk = (await import(join(dir, "signed", "sdk.gen.ts"))) as HeySdk;
     // The set-up docs/other-languages.md shows.
-    const client = create(createConfig({ baseUrl: `${sandbox!.url}/open-api/v1`, ...(lossless ? { parseAs: "text" } : {}) }));
+    const client = create(
+      createConfig({
+        baseUrl: `${sandbox!.url}/open-api/v1`,
+        ...(lossless ? { parseAs: "text", bodySerializer: (body: unknown) => stringifyJson(body) ?? "" } : {}),
+      }),
+    );
     client.interceptors.request.use(createRequestSigner({ appKey: DEMO.appKey, appSecret: DEMO.appSecret }));
     const data = async <T>(name: keyof HeySdk, options: Record<string, unknown>): Promise<T> => {
       const result = await sdk[name]({ client, ...options });
@@ -152,6 +157,10 @@ describe("@hey-api/openapi-ts signed client against the sandbox", () => {
 
   it("with parseAs \"text\" and parseJsonLossless, completes the payment flow against large order ids", async () => {
     await runPaymentFlow(await heyClient(true), sandbox!.url, "hey-user");
+  });
+
+  it("with bodySerializer: stringifyJson, a body holding a bigint id goes out exactly", async () => {
+    await orderForBigMerchant(await heyClient(true), "hey-big-body");
   });
 
   it("with its default JSON.parse, the order id is rounded and getOrder finds no such order", async () => {

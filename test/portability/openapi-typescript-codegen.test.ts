@@ -6,9 +6,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generate } from "openapi-typescript-codegen";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LosslessJsonResponse } from "../../src/client/index.js";
-import { DEMO, MERCHANT_ID, PACKAGE_ENTRY, SIGNED_SPEC, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
+import { bigintBodyChecks, DEMO, MERCHANT_ID, PACKAGE_ENTRY, SIGNED_SPEC, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
 
 type Envelope = { code: number; msg: string; data: unknown };
 type Services = {
@@ -90,6 +90,15 @@ describe("openapi-typescript-codegen (fetch) with the lossless fetch installed f
     } finally {
       restore();
     }
+  });
+
+  describe("request bodies", () => {
+    let restore: (() => void) | undefined;
+    beforeEach(() => {
+      restore = setup.configure(`${sandbox.url}/open-api/v1`, DEMO.appKey, DEMO.appSecret);
+    });
+    afterEach(() => restore?.());
+    bigintBodyChecks(() => flowClient(setup.services));
   });
 
   it("without it, the order id is rounded and getOrder finds no such order", async () => {

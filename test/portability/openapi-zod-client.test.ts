@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateZodClientFromOpenAPI } from "openapi-zod-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO, MERCHANT_ID, PACKAGE_ENTRY, SIGNED_SPEC, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
+import { DEMO, MERCHANT_ID, orderForBigMerchant, PACKAGE_ENTRY, SIGNED_SPEC, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
 
 type Envelope = { code: number; msg: string; data: unknown };
 type Zodios = {
@@ -99,6 +99,10 @@ describe("openapi-zod-client (Zodios on axios) with lossless transforms", () => 
   it("completes the payment flow against the sandbox's large order ids", async () => {
     const api = setup.losslessClient(`${sandbox.url}/open-api/v1`, DEMO.appKey, DEMO.appSecret);
     await runPaymentFlow(flowClient(api), sandbox.url, "zod-user");
+  });
+
+  it("a body holding a bigint id goes out exactly (transformRequest writes it with stringifyJson)", async () => {
+    await orderForBigMerchant(flowClient(setup.losslessClient(`${sandbox.url}/open-api/v1`, DEMO.appKey, DEMO.appSecret)), "zod-big-body");
   });
 
   it("with the generator's defaults, the order id is rounded and getOrder finds no such order", async () => {

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generate } from "orval";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO, MERCHANT_ID, PACKAGE_ENTRY, SIGNED_SPEC, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
+import { bigintBodyChecks, DEMO, MERCHANT_ID, PACKAGE_ENTRY, SIGNED_SPEC, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
 
 type Envelope = { code: number; msg: string; data: unknown };
 type Answer = Promise<{ data: Envelope; status: number }>;
@@ -89,6 +89,11 @@ describe("orval fetch client with a mutator over createSigningFetch and parseJso
   it("completes the payment flow against the sandbox's large order ids", async () => {
     mutator.configure({ baseUrl: `${sandbox.url}/open-api/v1`, ...DEMO, lossless: true });
     await runPaymentFlow(flowClient(), sandbox.url, "orval-user");
+  });
+
+  bigintBodyChecks(() => {
+    mutator.configure({ baseUrl: `${sandbox.url}/open-api/v1`, ...DEMO, lossless: true });
+    return flowClient();
   });
 
   it("parsing with JSON.parse instead, the order id is rounded and getOrder finds no such order", async () => {

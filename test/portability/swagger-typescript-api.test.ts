@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateApi } from "swagger-typescript-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO, MERCHANT_ID, PACKAGE_ENTRY, SIGNED_SPEC, dataOf, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
+import { bigintBodyChecks, DEMO, MERCHANT_ID, PACKAGE_ENTRY, SIGNED_SPEC, dataOf, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
 
 type Envelope = { code: number; msg: string; data: unknown };
 type GeneratedApi = {
@@ -65,6 +65,8 @@ describe("swagger-typescript-api client with createLosslessFetch and createSigni
   it("completes the payment flow against the sandbox's large order ids", async () => {
     await runPaymentFlow(flowClient(makeApi(true)), sandbox.url, "sta-user");
   });
+
+  bigintBodyChecks(() => flowClient(makeApi(true)));
 
   it("without the lossless fetch, the order id is rounded and getOrder finds no such order", async () => {
     const client = flowClient(makeApi(false));
