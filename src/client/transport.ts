@@ -67,14 +67,27 @@ export class LosslessResponse extends Response {
     });
   }
 
-  // Fields rather than methods because the DOM typings declare json and clone as properties.
+  #used = false;
+
+  // Fields rather than methods because the DOM typings declare json, text and clone as properties.
+  /**
+   * The text already read, without reading the body stream again (openapi-fetch reads a success
+   * body with text() in the data mode: re-reading the rebuilt stream cost more than the rest of
+   * the rebuild). Readable once, as Response.text() is.
+   */
+  override text = async (): Promise<string> => {
+    if (this.#used || this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
+    this.#used = true;
+    return this.bodyText;
+  };
+
   override json = async (): Promise<unknown> => {
     await this.text(); // marks the body used, as Response.json() does
     return this.parsedBody();
   };
 
   override clone = (): LosslessResponse => {
-    if (this.bodyUsed) throw new TypeError("Response.clone: the body has already been consumed");
+    if (this.#used || this.bodyUsed) throw new TypeError("Response.clone: the body has already been consumed");
     return new LosslessResponse(
       this.bodyText,
       { status: this.status, statusText: this.statusText, headers: this.headers },
