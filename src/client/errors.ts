@@ -12,7 +12,7 @@
 // An ApiError carries the registry entry of its code (generated/error-codes.ts), so the app
 // can branch on a stable name (`ORDER_NOT_FOUND`) instead of a number.
 
-/** The base of every error thrown by the client. */
+/** The base of every error thrown by the client: `catch (e) { if (e instanceof MerchantOpenPlatformError) ... }`. */
 export class MerchantOpenPlatformError extends Error {
   override readonly name: string = "MerchantOpenPlatformError";
   /** The operation being called, when known (e.g. "createOrder"). */
@@ -48,7 +48,18 @@ export interface ApiErrorEntry {
   readonly source: "document" | "designed";
 }
 
-/** The service answered with an error envelope (code other than 0, or 200 for the key-based API). */
+/**
+ * The service answered with an error envelope (code other than 0, or 200 for the key-based
+ * API). Branch on `errorName` (stable, from the registry), not on the message.
+ *
+ * @example
+ * try {
+ *   await client.call("getOrder", { params: { path: { orderId }, query: { merchantId: 10001 } } });
+ * } catch (error) {
+ *   if (error instanceof ApiError && error.errorName === "ORDER_NOT_FOUND") return undefined;
+ *   throw error;
+ * }
+ */
 export class ApiError extends MerchantOpenPlatformError {
   override readonly name = "ApiError";
   /** The envelope code, e.g. 300001. */

@@ -4,10 +4,18 @@
 import type { Middleware } from "openapi-fetch";
 import { ClientConfigError } from "./errors.js";
 
-/** What fetch the client calls: the global one, or an injected one (tests, proxies, mocks). */
+/** The fetch a client calls: the global one, or an injected one (tests, proxies, mocks). It gets a Request and answers a Response. */
 export type FetchLike = (request: Request) => Promise<Response>;
 
-/** Retries of safe calls (see retry.ts). false turns them off. */
+/**
+ * Retries of safe calls (GETs, and createCashierSession for the signed client): a network
+ * error, a timeout, HTTP 429/502/503/504 or the rate-limit code are retried with exponential
+ * back-off and full jitter, honouring Retry-After; each attempt is signed afresh. Pass `false`
+ * instead to turn retries off.
+ *
+ * @example
+ * createSignedClient({ baseUrl, appKey, appSecret, retry: { retries: 4, baseDelayMs: 100, maxDelayMs: 2000 } });
+ */
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2. */
   retries?: number;
@@ -29,6 +37,7 @@ export interface ResolvedRetry {
   random: () => number;
 }
 
+/** The default time allowed per attempt, reading the body included: 10 s. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays above 2^31 - 1 ms.
 const MAX_TIMER_MS = 2_147_483_647;
