@@ -1,5 +1,6 @@
 // mop check: runs the conformance checks against a live server.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createSecureContext } from "node:tls";
 import { parseArgs } from "node:util";
 import { ALL_CHECKS, ConnectionError, jsonReport, junitReport, OptionsError, resultLine, runConformance, textReport, type ConformanceOptions } from "../conformance/index.js";
 import { EXIT_USAGE, type Subcommand } from "./io.js";
@@ -13,7 +14,9 @@ Target:
   --base-url URL            service base address, e.g. http://127.0.0.1:4010
   --base-path PATH          /open-api/v1 (default) or /open-api (unversioned)
   --app-key KEY             app key of the signed interface
-  --app-secret SECRET       app secret (or the MOP_APP_SECRET environment variable)
+  --app-secret SECRET       app secret (repeatable during a rotation: requests are signed with
+                            the first, callbacks verified against all; or MOP_APP_SECRET, or
+                            MOP_APP_SECRETS as a comma-separated list)
   --merchant-id N           an authorised merchant (repeatable; the first is used for writes)
   --foreign-merchant-id N   a merchant NOT authorised for the app (permission check)
   --api-key KEY             API key of the key-based interface (or MOP_API_KEY)
@@ -30,9 +33,12 @@ Behaviour:
 Callbacks:
   --control-url URL         sandbox control API (default {base-url}/sandbox, probed)
   --no-control              do not use a control API
-  --notify-url URL          public URL that forwards to the checker's receiver
+  --notify-url URL          public URL that forwards to the checker's receiver (an HTTPS
+                            front for servers that refuse http notifyUrls, as the contract says)
   --receiver-host HOST      receiver address (default 127.0.0.1)
   --receiver-port N         receiver port (default ephemeral)
+  --receiver-cert FILE      PEM certificate: the receiver serves HTTPS itself (with --receiver-key)
+  --receiver-key FILE       PEM private key of --receiver-cert
   --callback-wait MS        how long to wait for a callback or its retry (default 20000)
 Reports:
   --report json:FILE        write a JSON report (repeatable)
@@ -41,6 +47,33 @@ Reports:
 `;
 
 const list = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+
+/** Secrets from the command line, else MOP_APP_SECRETS (comma list), else MOP_APP_SECRET. */
+function appSecrets(given: string[] | undefined): string[] {
+  if (given?.length) return given;
+  const many = list(process.env.MOP_APP_SECRETS ? [process.env.MOP_APP_SECRETS] : []);
+  if (many.length) return many;
+  return process.env.MOP_APP_SECRET ? [process.env.MOP_APP_SECRET] : [];
+}
+
+function receiverTls(certFile: string | undefined, keyFile: string | undefined): Pick<ConformanceOptions, "receiverTls"> {
+  if (certFile === undefined && keyFile === undefined) return {};
+  if (certFile === undefined || keyFile === undefined) throw new OptionsError("--receiver-cert and --receiver-key go together");
+  const read = (option: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new OptionsError(`${option}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  };
+  const tls = { cert: read("--receiver-cert", certFile), key: read("--receiver-key", keyFile) };
+  try {
+    createSecureContext(tls);
+  } catch (error) {
+    throw new OptionsError(`--receiver-cert/--receiver-key are not a PEM certificate and its key: ${(error as Error).message}`);
+  }
+  return { receiverTls: tls };
+}
 
 export const checkCommand: Subcommand = async (args, io) => {
   let parsed;
@@ -52,7 +85,7 @@ export const checkCommand: Subcommand = async (args, io) => {
         "base-url": { type: "string" },
         "base-path": { type: "string" },
         "app-key": { type: "string" },
-        "app-secret": { type: "string" },
+        "app-secret": { type: "string", multiple: true },
         "merchant-id": { type: "string", multiple: true },
         "foreign-merchant-id": { type: "string" },
         "api-key": { type: "string" },
@@ -69,6 +102,8 @@ export const checkCommand: Subcommand = async (args, io) => {
         "notify-url": { type: "string" },
         "receiver-host": { type: "string" },
         "receiver-port": { type: "string" },
+        "receiver-cert": { type: "string" },
+        "receiver-key": { type: "string" },
         "callback-wait": { type: "string" },
         report: { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
@@ -103,10 +138,13 @@ export const checkCommand: Subcommand = async (args, io) => {
     if (basePath !== undefined && basePath !== "/open-api/v1" && basePath !== "/open-api") throw new OptionsError("--base-path must be /open-api/v1 or /open-api");
     const variants = list(parsed.variant);
     if (variants.some((v) => v !== "signed" && v !== "keyed")) throw new OptionsError("--variant must be signed or keyed");
+    const secrets = appSecrets(parsed["app-secret"]);
     const options: ConformanceOptions = {
       baseUrl: parsed["base-url"] ?? "",
       appKey: parsed["app-key"] ?? "",
-      appSecret: parsed["app-secret"] ?? process.env.MOP_APP_SECRET ?? "",
+      appSecret: secrets[0] ?? "",
+      appSecrets: secrets.slice(1),
+      ...receiverTls(parsed["receiver-cert"], parsed["receiver-key"]),
       ...(basePath && { basePath: basePath as "/open-api/v1" | "/open-api" }),
       merchantIds: list(parsed["merchant-id"]),
       ...(parsed["foreign-merchant-id"] && { foreignMerchantId: parsed["foreign-merchant-id"] }),
@@ -133,7 +171,14 @@ export const checkCommand: Subcommand = async (args, io) => {
       },
     });
     io.stdout(textReport(report));
-    for (const { format, file } of reports) writeFileSync(file, format === "json" ? jsonReport(report) : junitReport(report));
+    for (const { format, file } of reports) {
+      try {
+        writeFileSync(file, format === "json" ? jsonReport(report) : junitReport(report));
+      } catch (error) {
+        io.stderr(`mop check: cannot write the ${format} report to ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
+        return EXIT_USAGE;
+      }
+    }
     return report.counts.failed > 0 ? 1 : 0;
   } catch (error) {
     if (error instanceof OptionsError || error instanceof ConnectionError) {

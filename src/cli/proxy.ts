@@ -106,6 +106,9 @@ export function createProxyCommand(command: ProxyCommandOptions = {}): Subcomman
     } catch (error) {
       return usageError(io, `cannot listen on ${values.host ?? "127.0.0.1"}:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
+    if (values.sign && !isLoopback(values.host ?? "127.0.0.1")) {
+      io.stderr(`mop proxy: WARNING: signing for ${keys[0]} on ${values.host}, which is not a loopback address: anyone who can reach ${proxy.url} can make signed calls as this app.\n`);
+    }
     const mode = values.sign ? ` (signing as ${keys[0]}${values["replace-signature"] ? ", replacing signatures" : ""})` : secrets ? "" : " (no secrets: signatures checked for presence only)";
     io.stdout(`mop proxy: ${proxy.url} -> ${values.target}${mode}\n`);
     command.onListening?.(proxy.url);
@@ -117,6 +120,11 @@ export function createProxyCommand(command: ProxyCommandOptions = {}): Subcomman
     await proxy.close();
     return 0;
   };
+}
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 export const proxyCommand: Subcommand = createProxyCommand();

@@ -3,6 +3,7 @@
 // (sandbox control API, callback receiver).
 import { CheckFailure, CheckSkipped } from "./check.js";
 import type { CallbackReceiver } from "./receiver.js";
+import type { ClockDiagnosis } from "./clock.js";
 import type { ControlApi } from "./control.js";
 import type { ConformanceHttp, Exchange } from "./http.js";
 import { judgeAnswer, type Variant, type Verdict } from "./judge.js";
@@ -14,10 +15,15 @@ import type { SharedResources } from "./resources.js";
 export interface Answer {
   exchange: Exchange;
   verdict: Verdict;
+  /** The operation the request was sent for, and its interface. */
+  operationId: string;
+  variant: Variant;
 }
 
 export class CheckContext {
   resources!: SharedResources;
+  /** The server's clock, measured once before the checks. */
+  clock: ClockDiagnosis | undefined;
 
   constructor(
     readonly options: ResolvedOptions,
@@ -34,7 +40,13 @@ export class CheckContext {
     const operation = this.schemas.signed.operation(operationId);
     const url = buildUrl(this.options.baseUrl + this.options.basePath, operation.path, input);
     const exchange = await this.http.send(signedRequest(operation.method, url, bodyText(input.body), this.options, input.tamper));
-    return { exchange, verdict: judgeAnswer(this.schemas.signed, "signed", operationId, exchange, this.options.strictHttp) };
+    return { exchange, verdict: judgeAnswer(this.schemas.signed, "signed", operationId, exchange, this.options.strictHttp), operationId, variant: "signed" };
+  }
+
+  /** Sends a signed request to a path no operation may have (for routing checks); not judged. */
+  async signedToPath(method: string, path: string, input: RequestInput = {}): Promise<Exchange> {
+    const url = buildUrl(this.options.baseUrl + this.options.basePath, path, input);
+    return this.http.send(signedRequest(method, url, bodyText(input.body), this.options, input.tamper));
   }
 
   /** Sends a request of the key-based spec; apiKey undefined sends no Authorization header. */
@@ -43,7 +55,7 @@ export class CheckContext {
     const url = buildUrl(this.options.baseUrl + "/v1", operation.path, input);
     const key = input.apiKey === null ? undefined : (input.apiKey ?? this.options.apiKey);
     const exchange = await this.http.send(bearerRequest(operation.method, url, key));
-    return { exchange, verdict: judgeAnswer(this.schemas.keyed, "keyed", operationId, exchange, this.options.strictHttp) };
+    return { exchange, verdict: judgeAnswer(this.schemas.keyed, "keyed", operationId, exchange, this.options.strictHttp), operationId, variant: "keyed" };
   }
 
   /** The answer must be a conforming success; returns its data. */
@@ -52,12 +64,20 @@ export class CheckContext {
     if (!verdict.success || verdict.problems.length > 0) {
       throw new CheckFailure({
         message: verdict.success ? `the answer does not conform: ${verdict.problems.join("; ")}` : `the call failed${verdict.code !== undefined ? ` with code ${verdict.code}` : ""}: ${verdict.problems.join("; ") || messageOf(exchange)}`,
-        expected: `a success envelope valid against ${verdict.location ?? "the operation's 200 response"}`,
+        // The schema a success must match: the 200 response's, whatever answer came instead.
+        expected: `a success envelope valid against ${this.successLocation(answer)}`,
         rule,
         exchange,
       });
     }
     return verdict.data;
+  }
+
+  /** Spec location of the operation's 200 response schema, e.g. signed.openapi.json#/paths/…/200/…/schema. */
+  successLocation(answer: Pick<Answer, "operationId" | "variant">): string {
+    const schemas = this.schemas[answer.variant];
+    const pointer = schemas.responseSchemaPointer(answer.operationId, "200") ?? `${schemas.operation(answer.operationId).pointer}/responses/200`;
+    return `${answer.variant}.openapi.json#${pointer}`;
   }
 
   /** The answer must be a conforming refusal with this envelope code. */

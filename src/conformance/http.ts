@@ -24,6 +24,8 @@ export interface Exchange {
   /** Why no response arrived (connection refused, timeout). */
   error?: string;
   durationMs: number;
+  /** When the request was sent (epoch ms), to read the server's Date header against. */
+  startedAt?: number;
 }
 
 export interface HttpOptions {
@@ -39,7 +41,7 @@ export class ConformanceHttp {
   async send(request: RecordedRequest): Promise<Exchange> {
     await this.options.limiter.acquire();
     const started = performance.now();
-    const exchange: Exchange = { request, durationMs: 0 };
+    const exchange: Exchange = { request, durationMs: 0, startedAt: Date.now() };
     try {
       const response = await (this.options.fetch ?? fetch)(request.url, {
         method: request.method,

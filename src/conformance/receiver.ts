@@ -1,6 +1,7 @@
 // A callback receiver the checker runs for the callback checks: records every delivery with
 // its raw body and answers what the check asks for (to provoke a retry, or to acknowledge).
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 
 export interface Delivery {
@@ -20,15 +21,17 @@ export class CallbackReceiver {
 
   private constructor(private readonly server: Server, readonly url: string) {}
 
-  static async start(host: string, port: number, publicUrl: string | undefined, runId: string): Promise<CallbackReceiver> {
+  /** With tls (PEM certificate and key) the receiver serves HTTPS and its own URL is https://. */
+  static async start(host: string, port: number, publicUrl: string | undefined, runId: string, tls?: { cert: string | Buffer; key: string | Buffer }): Promise<CallbackReceiver> {
     let receiver: CallbackReceiver | undefined;
-    const server = createServer((req, res) => void receiver!.handle(req).then((status) => res.writeHead(status, { "Content-Type": "text/plain" }).end(status < 300 ? "success" : "fail")));
+    const listener: RequestListener = (req, res) => void receiver!.handle(req).then((status) => res.writeHead(status, { "Content-Type": "text/plain" }).end(status < 300 ? "success" : "fail"));
+    const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key }, listener) : createServer(listener);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => resolve());
     });
     const address = server.address() as AddressInfo;
-    const local = `http://${host.includes(":") ? `[${host}]` : host}:${address.port}/mop-check/${runId}`;
+    const local = `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${address.port}/mop-check/${runId}`;
     receiver = new CallbackReceiver(server, publicUrl ?? local);
     return receiver;
   }
@@ -69,6 +72,9 @@ export class CallbackReceiver {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
   }
 }

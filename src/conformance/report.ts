@@ -3,6 +3,7 @@
 import type { CheckResult } from "./check.js";
 import { redactExchange, type Exchange } from "./http.js";
 import type { ConformanceReport } from "./runner.js";
+import { describeSkew } from "./clock.js";
 
 const MARK = { passed: "PASS", failed: "FAIL", skipped: "SKIP" } as const;
 
@@ -43,10 +44,18 @@ export function textReport(report: ConformanceReport): string {
     lines.push("");
   }
   const skipped = report.results.filter((r) => r.status === "skipped");
-  if (skipped.length) lines.push("Skipped (not run, not passed):", ...skipped.map((r) => `  ${r.name}: ${r.reason}`), "");
+  if (skipped.length) lines.push("Skipped (not run, not passed):", ...skippedLines(skipped), "");
+  if (report.clock?.aimSeconds) lines.push(`Server clock: ${describeSkew(report.clock.aimSeconds * 1000)}; the timestamp-window probes were aimed at it.`, "");
   const { passed, failed } = report.counts;
   lines.push(`${passed} passed, ${failed} failed, ${skipped.length} skipped in ${(report.durationMs / 1000).toFixed(1)} s against ${report.target.baseUrl}${report.target.basePath}`);
   return lines.join("\n") + "\n";
+}
+
+/** One line per reason: many checks skipped for one cause (a clock off) read as one cause. */
+function skippedLines(skipped: CheckResult[]): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const result of skipped) byReason.set(result.reason ?? "", [...(byReason.get(result.reason ?? "") ?? []), result.name]);
+  return [...byReason].map(([reason, names]) => (names.length === 1 ? `  ${names[0]}: ${reason}` : `  ${names.length} checks: ${reason}\n    ${names.join(", ")}`));
 }
 
 export function jsonReport(report: ConformanceReport): string {

@@ -4,6 +4,7 @@ import { CheckSkipped } from "./check.js";
 import type { CheckContext } from "./context.js";
 
 type Id = number | bigint;
+export const PLACEHOLDER_NOTIFY_URL = "https://example.invalid/mop-check/notify";
 const RULE = "createOrder / syncCustomer / createCashierSession (openapi/signed/paths)";
 
 export class SharedResources {
@@ -12,7 +13,8 @@ export class SharedResources {
 
   constructor(private readonly ctx: CheckContext) {}
 
-  private once<T>(key: string, make: () => Promise<T>): Promise<T> {
+  /** Made once per run, whichever check asks first. */
+  once<T>(key: string, make: () => Promise<T>): Promise<T> {
     let promise = this.memo.get(key) as Promise<T> | undefined;
     if (!promise) {
       promise = make();
@@ -72,8 +74,13 @@ export class SharedResources {
     return this.ctx.expectSuccess(await this.ctx.signed("createOrder", { body: await this.orderBody(kind) }), RULE) as Id;
   }
 
+  /**
+   * The notifyUrl of every trade but the callback check's: an HTTPS placeholder that never
+   * answers, so that a server refusing http:// notifyUrls (as the contract says) is judged
+   * fairly everywhere else (DESIGN item 9).
+   */
   notifyUrl(): string {
-    return this.ctx.receiver?.url ?? this.ctx.options.notifyUrl ?? "https://example.invalid/mop-check/notify";
+    return PLACEHOLDER_NOTIFY_URL;
   }
 
   async cashierBody(patch: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
@@ -97,4 +104,14 @@ export class SharedResources {
       return template;
     });
   }
+}
+
+/** A paid order, through the sandbox control API (a real server cannot be paid by a checker). */
+export async function paidOrder(ctx: CheckContext, kind: "product" | "voucher"): Promise<Id> {
+  const control = ctx.requireControl();
+  const orderId = await ctx.resources.newOrder(kind);
+  const merchantId = await ctx.resources.merchantId();
+  const payment = ctx.expectSuccess(await ctx.signed("payOrder", { pathParams: { orderId }, body: { merchantId: BigInt(merchantId), notifyUrl: ctx.resources.notifyUrl() } }), "payOrder") as { tradeNo: string };
+  await control.payTrade(payment.tradeNo);
+  return orderId;
 }

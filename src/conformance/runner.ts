@@ -4,7 +4,10 @@ import { CheckFailure, CheckSkipped, type Check, type CheckResult } from "./chec
 import { ALL_CHECKS } from "./checks/index.js";
 import { CheckContext } from "./context.js";
 import { ControlApi } from "./control.js";
-import { ConformanceHttp } from "./http.js";
+import { ConformanceHttp, type Exchange } from "./http.js";
+import { diagnoseClock, readingFromControl, readingFromDate, type ClockDiagnosis, type ClockReading } from "./clock.js";
+import { CLOCK_CHECK } from "./checks/clock.js";
+import { buildUrl, signedRequest } from "./requests.js";
 import { resolveOptions, type ConformanceOptions, type ResolvedOptions } from "./options.js";
 import { createRateLimiter } from "./rate-limiter.js";
 import { CallbackReceiver } from "./receiver.js";
@@ -13,6 +16,8 @@ import { loadSpec, SpecSchemas } from "./spec.js";
 
 export interface ConformanceReport {
   target: { baseUrl: string; basePath: string; controlApi: boolean; callbackReceiver: string | undefined };
+  /** The server's clock against this machine's, when measured (ms, server minus here). */
+  clock?: { skewMs: number | undefined; readings: ClockReading[]; aimSeconds: number };
   startedAt: string;
   durationMs: number;
   results: CheckResult[];
@@ -30,6 +35,17 @@ export class ConnectionError extends Error {
     super(message);
     this.name = "ConnectionError";
   }
+}
+
+// Validators compiled once per process: runs in one process (CI scripts, test suites) share them.
+const compiledSpecs = new Map<"signed" | "keyed", SpecSchemas>();
+function specSchemas(name: "signed" | "keyed"): SpecSchemas {
+  let schemas = compiledSpecs.get(name);
+  if (!schemas) {
+    schemas = new SpecSchemas(loadSpec(name), name);
+    compiledSpecs.set(name, schemas);
+  }
+  return schemas;
 }
 
 export function selectChecks(options: Pick<ResolvedOptions, "include" | "exclude" | "variants">, checks: readonly Check[] = ALL_CHECKS): Check[] {
@@ -61,8 +77,8 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
   const control = options.controlUrl ? await ControlApi.probe(http, options.controlUrl) : undefined;
   const wantsReceiver = checks.some((check) => check.needs?.includes("receiver"));
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
-  const receiver = wantsReceiver ? await CallbackReceiver.start(options.receiverHost, options.receiverPort, options.notifyUrl, runId) : undefined;
-  const schemas = { signed: new SpecSchemas(loadSpec("signed"), "signed"), keyed: new SpecSchemas(loadSpec("keyed"), "keyed") };
+  const receiver = wantsReceiver ? await startReceiver(options, runId) : undefined;
+  const schemas = { signed: specSchemas("signed"), keyed: specSchemas("keyed") };
   const ctx = new CheckContext(options, http, schemas, control, receiver, runId);
   ctx.resources = new SharedResources(ctx);
 
@@ -80,6 +96,7 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
     }
   };
   try {
+    ctx.clock = await measureClock(ctx, probe, checks);
     await Promise.all(Array.from({ length: Math.min(options.concurrency, checks.length) }, worker));
   } finally {
     await receiver?.close();
@@ -88,11 +105,31 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
   for (const result of results) counts[result.status] += 1;
   return {
     target: { baseUrl: options.baseUrl, basePath: options.basePath, controlApi: Boolean(control), callbackReceiver: receiver?.url },
+    ...(ctx.clock && { clock: { skewMs: ctx.clock.skewMs, readings: ctx.clock.readings, aimSeconds: ctx.clock.aimSeconds } }),
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     results,
     counts,
   };
+}
+
+async function startReceiver(options: ResolvedOptions, runId: string): Promise<CallbackReceiver> {
+  try {
+    return await CallbackReceiver.start(options.receiverHost, options.receiverPort, options.notifyUrl, runId, options.receiverTls);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConnectionError(`the callback receiver cannot listen on ${options.receiverHost}:${options.receiverPort}: ${code ?? (error as Error).message} (choose --receiver-host/--receiver-port, or --exclude callbacks)`);
+  }
+}
+
+/** Reads the server's clock (Date header, control API) and sends one correctly signed request. */
+async function measureClock(ctx: CheckContext, probe: Exchange, checks: Check[]): Promise<ClockDiagnosis | undefined> {
+  if (!checks.some((check) => check.needs?.includes("signed"))) return undefined;
+  const readings = [readingFromDate(probe), ctx.control && (await readingFromControl(ctx.control))].filter((r): r is ClockReading => r !== undefined);
+  const operation = ctx.schemas.signed.operation("listStores");
+  const url = buildUrl(ctx.options.baseUrl + ctx.options.basePath, operation.path, {});
+  const signed = await ctx.http.send(signedRequest(operation.method, url, undefined, ctx.options));
+  return diagnoseClock(readings, signed);
 }
 
 async function runOne(check: Check, ctx: CheckContext, options: ResolvedOptions): Promise<CheckResult> {
@@ -101,6 +138,9 @@ async function runOne(check: Check, ctx: CheckContext, options: ResolvedOptions)
   const elapsed = () => Math.round(performance.now() - started);
   const missing = missingNeed(check, options);
   if (missing) return { ...base, status: "skipped", durationMs: 0, reason: missing };
+  if (ctx.clock?.refusal && check.needs?.includes("signed") && !check.tags.includes("clock")) {
+    return { ...base, status: "skipped", durationMs: 0, reason: `not run: the server refuses requests timed by this machine's clock (see ${CLOCK_CHECK})` };
+  }
   try {
     await check.run(ctx);
     return { ...base, status: "passed", durationMs: elapsed() };

@@ -94,6 +94,10 @@ export function checkRequestShape(schemas: SpecSchemas, match: RouteMatch, reque
     }
     for (const error of schemas.validate(param.schemaPointer, coerce(param.schema, raw))) problems.push(`${param.in}.${param.name}${withoutRoot(error)}`);
   }
+  for (const param of params) {
+    const given = param.in === "query" ? request.query.getAll(param.name).length : 0;
+    if (given > 1 && param.schema?.type !== "array") problems.push(`query parameter ${param.name} is given ${given} times; it takes one value`);
+  }
   const declared = new Set(params.filter((p) => p.in === "query").map((p) => p.name));
   for (const name of new Set(request.query.keys())) if (!declared.has(name)) problems.push(`query parameter ${name} is not in the spec`);
   problems.push(...checkBody(schemas, operation.pointer, request));
@@ -125,8 +129,10 @@ function checkBody(schemas: SchemasLike, operationPointer: string, request: Inco
 type SchemasLike = Pick<SpecSchemas, "spec" | "validate">;
 
 export async function checkSignature(request: IncomingRequestShape, secrets: Map<string, string[]> | undefined, nonceStore: NonceStore, now: () => number = Date.now): Promise<string[]> {
-  if (!secrets) {
-    // Without secrets only the headers' presence can be checked.
+  const appKey = request.headers[SIGNATURE_HEADERS.appKey.toLowerCase()];
+  if (!secrets || (typeof appKey === "string" && !secrets.has(appKey))) {
+    // Without the app's secret only the headers' presence can be checked: the proxy does not
+    // know every app the server knows, so an app key it was not given is not a violation.
     return Object.values(SIGNATURE_HEADERS)
       .filter((name) => !request.headers[name.toLowerCase()])
       .map((name) => `signature header ${name} is missing`);

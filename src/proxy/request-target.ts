@@ -18,10 +18,11 @@ export function parseRequestTarget(raw: string): RequestTarget | undefined {
   // absolute-form (GET http://host/path) is what a client configured for an HTTP proxy sends.
   const originForm = ABSOLUTE_FORM.test(raw) ? raw.replace(ABSOLUTE_FORM, "") || "/" : raw;
   if (!originForm.startsWith("/")) return undefined;
+  // A "#" has no place in a request-target; it is forwarded as sent but not read as path or query.
   const withoutFragment = originForm.split("#", 1)[0]!;
   const mark = withoutFragment.indexOf("?");
   return {
-    forwarded: withoutFragment,
+    forwarded: originForm,
     path: mark < 0 ? withoutFragment : withoutFragment.slice(0, mark),
     query: mark < 0 ? "" : withoutFragment.slice(mark + 1),
   };

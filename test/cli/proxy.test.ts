@@ -93,6 +93,15 @@ describe("running in-process", () => {
     expect(await exit).toBe(0);
     expect(out.stdout + out.stderr).not.toContain(SECRET);
   });
+  it("warns loudly when it signs on an address other machines can reach", async () => {
+    for (const [host, warned] of [["0.0.0.0", true], ["127.0.0.2", false]] as const) {
+      const { out, io } = fakeIo();
+      const command = createProxyCommand({ env: { MOP_APP_SECRET: SECRET }, stopSignal: Promise.resolve() });
+      expect(await command(["--target", listening.url, "--host", host, "--port", "0", "--sign", "--app-key", "demo-app-key"], io)).toBe(0);
+      expect(out.stderr.includes("WARNING: signing for demo-app-key on 0.0.0.0, which is not a loopback address"), out.stderr).toBe(warned);
+      expect(out.stdout + out.stderr).not.toContain(SECRET);
+    }
+  });
 });
 
 describe("running as a process", () => {

@@ -84,7 +84,7 @@ describe("mop check against the sandbox", () => {
   });
 
   it("skips, never passes, what it cannot run: no control API, no API key, no foreign merchant", async () => {
-    const report = await runConformance(options(listening.url, { controlUrl: false, apiKey: undefined, foreignMerchantId: undefined, include: ["callbacks", "keyed", "permissions", "state.paid-order-lifecycle"] }));
+    const report = await runConformance(options(listening.url, { controlUrl: false, apiKey: undefined, foreignMerchantId: undefined, include: ["callbacks", "keyed", "permissions.unauthorised-merchant", "state.paid-order-lifecycle", "idempotency.out-refund-no"] }));
     expect(report.counts.passed).toBe(0);
     expect(report.counts.failed).toBe(0);
     for (const result of report.results) expect(result.reason, result.name).toMatch(/control API|--api-key|--foreign-merchant-id/);
@@ -102,13 +102,16 @@ describe("mop check against faulty servers", () => {
     expect(faults.length).toBeGreaterThanOrEqual(15);
   });
 
-  it.concurrent.each(faults.map((fault) => [fault.name, fault] as const))("catches a server that %s", async (_name, fault) => {
+  // Concurrent runs share two cores with the rest of the suite: a generous timeout, not a speed goal.
+  it.concurrent.each(faults.map((fault) => [fault.name, fault] as const))("catches a server that %s", { timeout: 120_000 }, async (_name, fault) => {
     const faulty = await startFaultyServer(listening.url, credentials, fault);
     try {
       const report = await runConformance(options(faulty.url));
       const failed = report.results.filter((r) => r.status === "failed");
       expect(failed.map((r) => r.name).sort(), failures(report)).toEqual([...fault.breaks].sort());
-      expect(report.results.filter((r) => r.status === "skipped")).toEqual([]);
+      const skipped = report.results.filter((r) => r.status === "skipped");
+      expect(skipped.map((r) => r.name)).toEqual(report.results.map((r) => r.name).filter((name) => fault.skips?.names(name) ?? false));
+      for (const result of skipped) expect(result.reason, result.name).toMatch(fault.skips!.reason);
       for (const result of failed) {
         expect(result.failure?.message.length, result.name).toBeGreaterThan(15);
         expect(result.failure?.expected.length).toBeGreaterThan(3);

@@ -1,6 +1,8 @@
 // The faults injected in front of the sandbox, each with the checks it must break.
 import { parseJsonLossless, stringifyJson } from "../../src/json/index.js";
 import { verifySignedRequest } from "../../src/signing/index.js";
+import { ALL_CHECKS } from "../../src/conformance/index.js";
+import { loadSpec } from "../../src/conformance/spec.js";
 import type { Fault, ForwardedRequest, ForwardedResponse } from "./faulty-server.js";
 
 type Json = Record<string, any>;
@@ -19,6 +21,10 @@ const editResponse = (response: ForwardedResponse, edit: (body: Json) => void): 
   return { ...response, body: stringifyJson(body)! };
 };
 const success = (data: unknown): ForwardedResponse => ({ status: 200, headers: { "content-type": "application/json" }, body: stringifyJson({ code: 0, msg: "success", data })! });
+const refusal = (code: number, status: number, msg: string): ForwardedResponse => ({ status, headers: { "content-type": "application/json" }, body: stringifyJson({ code, msg, data: null })! });
+// Every path of the signed spec, under either base path, as one pattern.
+const KNOWN_SIGNED_PATH = new RegExp(`^/open-api(/v1)?(${Object.keys(loadSpec("signed").paths).map((p) => p.replace(/\{\w+\}/g, "[^/]+")).join("|")})$`);
+const SIGNED_CHECKS = new Set(ALL_CHECKS.filter((check) => check.needs?.includes("signed")).map((check) => check.name));
 const header = (request: ForwardedRequest, name: string) => Object.entries(request.headers).find(([k]) => k.toLowerCase() === name)?.[1];
 const CASHIER = /\/payment\/cashier\/create$/;
 
@@ -43,8 +49,45 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
     },
     {
       name: "does not sign the body",
-      breaks: ["signature.tampered-body"],
+      breaks: ["signature.tampered-body", "signature.tampered-body-same-length"],
       request: async (r, t) => (r.body && !(await validSignature(r)) && header(r, "x-app-key") === credentials.appKey && /^\d{10}$/.test(header(r, "x-timestamp") ?? "") && /^[A-Za-z0-9+/]{43}=$/.test(header(r, "x-sign") ?? "") && !r.body.includes("sig-") ? t.resign(r) : r),
+    },
+    {
+      // Emulated: it lets through a tampered body as long as its length is what was signed.
+      name: "checks the body's length instead of its bytes",
+      breaks: ["signature.tampered-body-same-length"],
+      request: async (r, t) => (r.body.includes("tamper-same-") && !(await validSignature(r)) ? t.resign(r) : r),
+    },
+    {
+      name: "routes before checking the signature",
+      breaks: ["signature.before-routing"],
+      answer: (r) => (r.url.startsWith("/open-api") && !KNOWN_SIGNED_PATH.test(path(r)) ? refusal(100015, 404, `no operation at ${path(r)}`) : undefined),
+    },
+    {
+      name: "ignores unknown query parameters",
+      breaks: ["validation.unknown-query-parameter"],
+      request: (r) => ({ ...r, url: r.url.replace(/[?&]mopCheckUnknown=[^&]*/, "") }),
+    },
+    {
+      name: "ignores unknown body properties",
+      breaks: ["validation.unknown-body-property"],
+      request: (r, t) => (r.body.includes('"mopCheckUnknown"') ? t.resign(withBody(r, (b) => delete b.mopCheckUnknown)) : r),
+    },
+    {
+      name: "answers 100008 for a merchant that does not exist",
+      // The rounded form of a large merchant id does not exist either.
+      breaks: ["permissions.precedence", "int64.rounded-id-unknown"],
+      response: (res) => ({ ...res, body: res.body.replace('"code":200001', '"code":100008') }),
+    },
+    {
+      name: "has no outRefundNo idempotency",
+      breaks: ["idempotency.out-refund-no"],
+      request: (r, t) => (isOp(r, "POST", /\/refund$/) && r.body.includes("outRefundNo") ? t.resign(withBody(r, (b) => delete b.outRefundNo)) : r),
+    },
+    {
+      name: "refuses a 0-amount payment with a generic validation code",
+      breaks: ["state.pay-zero-amount"],
+      response: (res) => (json(res.body).code === 300009 ? refusal(100009, 400, "body.totalAmount must be >= 1") : res),
     },
     { name: "ignores the subject length", breaks: ["validation.subject-length"], request: (r, t) => (isOp(r, "POST", CASHIER) ? t.resign(withBody(r, (b) => (b.subject = [...b.subject].slice(0, 32).join("")))) : r) },
     {
@@ -80,7 +123,27 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
     { name: "adds an undeclared field to store detail", breaks: ["responses.getStore", "responses.listNearbyStores"], response: (res, r) => (isOp(r, "GET", /\/stores\/\d+$/) ? editResponse(res, (b) => b.data && (b.data.rating = 5)) : res) },
     { name: "answers merchant list as text/plain", breaks: ["responses.listMerchants", "validation.merchant-page-size"], response: (res, r) => (isOp(r, "GET", /\/merchants$/) && r.url.startsWith("/open-api") ? { ...res, headers: { ...res.headers, "content-type": "text/plain" } } : res) },
     { name: "rounds large ids in order detail", breaks: ["int64.order-id-round-trip"], response: (res, r) => (isOp(r, "GET", /\/orders\/\d+$/) ? { ...res, body: res.body.replace(/"id":(\d+)/, (_m, d: string) => `"id":${BigInt(Number(d))}`) } : res) },
-    { name: "answers an unregistered error code", breaks: ["int64.largest-id"], response: (res) => ({ ...res, body: res.body.replace('"code":300001', '"code":399999') }) },
+    {
+      name: "rounds large ids in store detail",
+      breaks: ["int64.above-2^53"],
+      response: (res, r) => (isOp(r, "GET", /\/stores\/\d+$/) ? { ...res, body: res.body.replace(/"id":(\d{16,})/, (_m, d: string) => `"id":${BigInt(Number(d))}`) } : res),
+    },
+    {
+      // Looks records up by their id read as a double: the rounded form finds the original.
+      name: "finds a record under the double-rounded form of its id",
+      breaks: ["int64.rounded-id-unknown"],
+      ...(() => {
+        const issued = new Map<string, string>();
+        return {
+          request: (r: ForwardedRequest) => ({ ...r, url: r.url.replace(/\/(\d{16,})(?=[/?]|$)/, (m, d: string) => (issued.has(d) && issued.get(d) !== d ? `/${issued.get(d)}` : m)) }),
+          response: (res: ForwardedResponse) => {
+            for (const [, d] of res.body.matchAll(/:(\d{16,})/g)) issued.set(BigInt(Number(d)).toString(), d!);
+            return res;
+          },
+        };
+      })(),
+    },
+    { name: "answers an unregistered error code", breaks: ["int64.largest-id", "int64.rounded-id-unknown"], response: (res) => ({ ...res, body: res.body.replace('"code":300001', '"code":399999') }) },
     { name: "loses the payment callback", breaks: ["callbacks.payment-succeeded"], request: (r, t) => (isOp(r, "POST", CASHIER) && r.body.includes("Zoë") ? t.resign(withBody(r, (b) => (b.notifyUrl = `${t.url}/relay/void`))) : r), relay: async () => 200 },
     {
       name: "alters attach in the callback",
@@ -107,6 +170,25 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
           return 200;
         };
       })(),
+    },
+    {
+      // Conforming (DESIGN item 9): only the callback check, which needs the receiver's http URL, cannot run.
+      name: "refuses every http notifyUrl (HTTPS-only, conforming)",
+      breaks: [],
+      skips: { names: (name) => name === "callbacks.payment-succeeded", reason: /refuses the receiver's http notifyUrl .*--notify-url.*--receiver-cert FILE --receiver-key FILE/ },
+      answer: (r) => (/"notifyUrl":"http:/i.test(r.body) ? refusal(100009, 400, "body.notifyUrl must match pattern \"^https://\"") : undefined),
+    },
+    {
+      // Its Date header and its signature window both follow a clock 10 minutes slow.
+      name: "runs its clock 10 minutes behind",
+      breaks: ["clock.within-window"],
+      skips: { names: (name) => SIGNED_CHECKS.has(name) && name !== "clock.within-window", reason: /refuses requests timed by this machine's clock \(see clock\.within-window\)/ },
+      answer: (r) => {
+        if (!r.url.startsWith("/open-api")) return undefined;
+        const timestamp = Number(header(r, "x-timestamp"));
+        return Math.abs(timestamp - (Date.now() / 1000 - 600)) > 300 ? { ...refusal(100004, 401, "X-Timestamp is outside the window"), headers: { "content-type": "application/json", date: new Date(Date.now() - 600_000).toUTCString() } } : undefined;
+      },
+      response: (res) => ({ ...res, headers: { ...res.headers, date: new Date(Date.now() - 600_000).toUTCString() } }),
     },
     { name: "lists merchants without a bearer key", breaks: ["keyed.bearer-required"], request: (r) => (r.url.startsWith("/v1/") && !header(r, "authorization") ? { ...r, headers: { ...r.headers, authorization: "Bearer demo-api-key" } } : r) },
     { name: "ignores the key-based limit maximum", breaks: ["keyed.limit-maximum"], request: (r) => ({ ...r, url: r.url.replace(/limit=(\d+)/, (_m, n: string) => `limit=${Math.min(Number(n), 100)}`) }) },

@@ -30,6 +30,10 @@ export interface Fault {
   name: string;
   /** Checks that must fail, and only these. */
   breaks: string[];
+  /** Checks that must be skipped (none by default), with the reason they must give. */
+  skips?: { names: (name: string) => boolean; reason: RegExp };
+  /** Answers a request itself instead of forwarding it (undefined forwards it). */
+  answer?(request: ForwardedRequest, tools: FaultTools): ForwardedResponse | undefined | Promise<ForwardedResponse | undefined>;
   request?(request: ForwardedRequest, tools: FaultTools): ForwardedRequest | Promise<ForwardedRequest>;
   response?(response: ForwardedResponse, request: ForwardedRequest, tools: FaultTools): ForwardedResponse | Promise<ForwardedResponse>;
   /** Handles callbacks routed to {url}/relay/...; answers the sandbox's delivery. */
@@ -59,6 +63,11 @@ export async function startFaultyServer(target: string, credentials: { appKey: s
       if (request.url.startsWith("/relay/") && fault.relay) {
         const status = await fault.relay(request, tools);
         res.writeHead(status, { "Content-Type": "text/plain" }).end(status < 300 ? "success" : "fail");
+        return;
+      }
+      const own = await fault.answer?.(request, tools);
+      if (own) {
+        res.writeHead(own.status, own.headers).end(own.body);
         return;
       }
       if (fault.request) request = await fault.request(request, tools);

@@ -105,3 +105,28 @@ describe("reports", () => {
     expect(JSON.parse(jsonReport(report)).counts).toEqual({ passed: 1, failed: 1, skipped: 1 });
   });
 });
+
+describe("a failure where success was expected", () => {
+  it("names the schema of the operation's 200 response, not the schema of the error received", async () => {
+    const { CheckContext } = await import("../../src/conformance/context.js");
+    const { ConformanceHttp } = await import("../../src/conformance/http.js");
+    const { judgeAnswer } = await import("../../src/conformance/judge.js");
+    const { loadSpec, SpecSchemas } = await import("../../src/conformance/spec.js");
+    const { createRateLimiter } = await import("../../src/conformance/rate-limiter.js");
+    const schemas = { signed: new SpecSchemas(loadSpec("signed"), "signed"), keyed: new SpecSchemas(loadSpec("keyed"), "keyed") };
+    const ctx = new CheckContext(resolveOptions({ baseUrl: "http://127.0.0.1:1", appKey: "k", appSecret: "s" }), new ConformanceHttp({ timeoutMs: 1000, limiter: createRateLimiter(0) }), schemas, undefined, undefined, "run");
+    const bodyText = '{"code":100009,"msg":"body.subject must NOT have more than 32 characters","data":null}';
+    const exchange = { request: { method: "POST", url: "http://127.0.0.1:1/open-api/v1/payment/cashier/create", headers: {} }, response: { status: 400, headers: { "content-type": "application/json" }, bodyText, json: JSON.parse(bodyText) }, durationMs: 1 };
+    const verdict = judgeAnswer(schemas.signed, "signed", "createCashierSession", exchange, false);
+    expect(verdict.location).toMatch(/BadRequest/);
+    let failure: { detail: { expected: string; message: string } } | undefined;
+    try {
+      ctx.expectSuccess({ exchange, verdict, operationId: "createCashierSession", variant: "signed" }, "rule");
+    } catch (error) {
+      failure = error as typeof failure;
+    }
+    expect(failure!.detail.message).toMatch(/failed with code 100009/);
+    expect(failure!.detail.expected).toBe(`a success envelope valid against signed.openapi.json#${schemas.signed.responseSchemaPointer("createCashierSession", "200")}`);
+    expect(failure!.detail.expected).toMatch(/~1payment~1cashier~1create\/post\/responses\/200\/content/);
+  });
+});

@@ -51,6 +51,25 @@ describe("paths", () => {
     expect(JSON.parse(refused.body.toString()).code).toBe(100009);
   });
 
+  it("judges only the two interfaces: an unknown path under them is reported, others pass untouched", async () => {
+    const seen = violations.length;
+    await rawExchange(proxy.url, rawRequest("GET", "/open-api/v1/orders/../merchants"));
+    await rawExchange(proxy.url, rawRequest("GET", "/v1/nothing-here"));
+    expect(violations.slice(seen).filter((v) => v.direction === "request").map((v) => v.problems)).toEqual([
+      ["no operation of the contract at /open-api/v1/orders/../merchants"],
+      ["no operation of the contract at /v1/nothing-here"],
+    ]);
+    const control = await rawExchange(strict.url, rawRequest("POST", "/sandbox/trades/123/pay", { "Content-Type": "application/json" }, "{}"));
+    expect(control.status).toBe(200);
+    expect(upstream.arrivals.at(-1)!.url).toBe("/sandbox/trades/123/pay");
+  });
+
+  it("reports a query parameter given twice", async () => {
+    const seen = violations.length;
+    await rawExchange(proxy.url, rawRequest("GET", "/open-api/v1/stores?pageNo=1&pageNo=2"));
+    expect(violations.slice(seen)[0]!.problems).toContain("query parameter pageNo is given 2 times; it takes one value");
+  });
+
   it("takes an absolute-form target (a client configured for an HTTP proxy) and forwards its path", async () => {
     await rawExchange(proxy.url, rawRequest("GET", "http://staging.example.com/open-api/v1/stores/20001?x=1"));
     expect(upstream.arrivals.at(-1)!.url).toBe("/open-api/v1/stores/20001?x=1");

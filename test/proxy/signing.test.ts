@@ -114,4 +114,10 @@ describe("against the sandbox", () => {
     expect(String(json.data.id)).toBe(orderId);
     expect(setup.violations).toEqual([]);
   });
+
+  it("signs on the unversioned /open-api base too", async () => {
+    const answer = await fetch(`${setup.proxy.url}/open-api/merchants/10001`);
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { code: number }).code).toBe(0);
+  });
 });

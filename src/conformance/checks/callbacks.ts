@@ -2,11 +2,12 @@
 // byte for byte; a refused acknowledgement is retried with the same event id and a fresh signature.
 import { verifySignedRequest } from "../../signing/index.js";
 import { parseJsonLossless } from "../../json/index.js";
-import { CheckFailure, type Check } from "../check.js";
+import { SignedErrors } from "../../../generated/error-codes.js";
+import { CheckFailure, CheckSkipped, type Check } from "../check.js";
 import type { CheckContext } from "../context.js";
 import type { Delivery } from "../receiver.js";
 
-const RULE = "signed spec, webhooks.paymentSucceeded; DESIGN item 8";
+const RULE = 'signed spec, webhooks.paymentSucceeded and info: "Callbacks during a secret rotation"; DESIGN item 8';
 const ATTACH = '{"note":"Zoë \\"quoted\\" & <tag> 🍵","n":9007199254740993}';
 
 interface PaymentEvent {
@@ -19,8 +20,8 @@ async function verifyDelivery(ctx: CheckContext, delivery: Delivery, seenNonces:
   const fail = (message: string, expected: string): never => {
     throw new CheckFailure({ message, expected, rule: RULE, exchange: { request: { method: "POST", url: ctx.receiver!.url, headers: delivery.headers, body: delivery.rawBody.toString("utf8") }, durationMs: 0 } });
   };
-  const verification = await verifySignedRequest({ headers: delivery.headers, body: delivery.rawBody, secretsFor: (key) => (key === ctx.options.appKey ? [ctx.options.appSecret] : undefined), windowSeconds: 300 });
-  if (!verification.ok) fail(`the callback's signature does not verify: ${verification.message}`, "X-App-Key/X-Timestamp/X-Nonce/X-Sign over the raw body with the app's secret");
+  const verification = await verifySignedRequest({ headers: delivery.headers, body: delivery.rawBody, secretsFor: (key) => (key === ctx.options.appKey ? ctx.options.appSecrets : undefined), windowSeconds: 300 });
+  if (!verification.ok) fail(`the callback's signature does not verify: ${verification.message}`, `X-App-Key/X-Timestamp/X-Nonce/X-Sign over the raw body with one of the app's secrets (${ctx.options.appSecrets.length} given; pass every valid one with --app-secret during a rotation)`);
   const nonce = delivery.headers["x-nonce"]!;
   if (seenNonces.has(nonce)) fail(`a retry reused the nonce ${nonce}`, "a fresh timestamp and nonce on every attempt");
   seenNonces.add(nonce);
@@ -35,6 +36,15 @@ async function verifyDelivery(ctx: CheckContext, delivery: Delivery, seenNonces:
   return event as PaymentEvent;
 }
 
+/** The server follows the contract (notifyUrl must be HTTPS): say how to give the check one. */
+function httpRefusedReason(url: string): string {
+  return (
+    `the server refuses the receiver's http notifyUrl (${url}) with 100009, as the contract allows (notifyUrl must be HTTPS); ` +
+    "give the receiver an HTTPS URL: --notify-url https://… of a TLS front (tunnel or reverse proxy) forwarding to --receiver-port, " +
+    "or let the receiver serve TLS itself with --receiver-cert FILE --receiver-key FILE (a certificate the server trusts)"
+  );
+}
+
 export const callbackChecks: Check[] = [
   {
     name: "callbacks.payment-succeeded",
@@ -45,8 +55,10 @@ export const callbackChecks: Check[] = [
     async run(ctx) {
       const control = ctx.requireControl();
       const receiver = ctx.requireReceiver();
-      const body = await ctx.resources.cashierBody({ attach: ATTACH, totalAmount: 4321 });
-      const session = ctx.expectSuccess(await ctx.signed("createCashierSession", { body }), RULE) as { tradeNo: string };
+      const body = await ctx.resources.cashierBody({ attach: ATTACH, totalAmount: 4321, notifyUrl: receiver.url });
+      const created = await ctx.signed("createCashierSession", { body });
+      if (created.verdict.code === SignedErrors.VALIDATION_FAILED.code && /^http:/i.test(receiver.url)) throw new CheckSkipped(httpRefusedReason(receiver.url));
+      const session = ctx.expectSuccess(created, RULE) as { tradeNo: string };
       const ours = (d: Pick<Delivery, "rawBody">) => d.rawBody.includes(session.tradeNo);
       // Refuse the first delivery of this trade's event, acknowledge the later ones.
       receiver.respondWith((delivery, index) => (ours(delivery) && !receiver.deliveries.slice(0, index).some(ours) ? 500 : 200));

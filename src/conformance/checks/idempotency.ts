@@ -1,8 +1,10 @@
 // idempotency.*: outTradeNo is the idempotency key of cashier creation (DESIGN item 7).
 import { SignedErrors } from "../../../generated/error-codes.js";
 import { CheckFailure, type Check } from "../check.js";
+import { paidOrder } from "../resources.js";
 
 const RULE = "source: Payment trade input, outTradeNo \"idempotency key; globally unique\"; DESIGN item 7";
+const REFUND_RULE = "signed spec, refundOrder: outRefundNo is the refund's idempotency key; DESIGN item 7";
 type Session = { tradeNo: string; cashierUrl: string };
 
 export const idempotencyChecks: Check[] = [
@@ -47,6 +49,25 @@ export const idempotencyChecks: Check[] = [
       if (tradeNos.size !== 1) {
         throw new CheckFailure({ message: `8 parallel creations with one outTradeNo made ${tradeNos.size} trades: ${[...tradeNos].join(", ")}`, expected: "one tradeNo", rule: RULE, exchange: answers[1]!.exchange });
       }
+    },
+  },
+  {
+    name: "idempotency.out-refund-no",
+    tags: ["idempotency", "signed", "control"],
+    purpose: "a refund repeated with the same outRefundNo and parameters answers the original refund; with another reason it is refused with 400004",
+    rule: REFUND_RULE,
+    needs: ["signed", "control"],
+    async run(ctx) {
+      const orderId = await paidOrder(ctx, "product");
+      const merchantId = await ctx.resources.merchantId();
+      const body = { reason: "mop check", outRefundNo: ctx.resources.unique("rfd") };
+      const first = ctx.expectSuccess(await ctx.signed("refundOrder", { pathParams: { orderId }, query: { merchantId }, body }), REFUND_RULE) as { refundNo: string };
+      const again = await ctx.signed("refundOrder", { pathParams: { orderId }, query: { merchantId }, body });
+      const second = ctx.expectSuccess(again, REFUND_RULE) as { refundNo: string };
+      if (second.refundNo !== first.refundNo) {
+        throw new CheckFailure({ message: `the repeat answered refundNo ${second.refundNo}, the first ${first.refundNo}`, expected: "the original refund record", rule: REFUND_RULE, exchange: again.exchange });
+      }
+      ctx.expectRefused(await ctx.signed("refundOrder", { pathParams: { orderId }, query: { merchantId }, body: { ...body, reason: "mop check, another reason" } }), SignedErrors.OUT_REFUND_NO_CONFLICT.code, REFUND_RULE, "a reused outRefundNo with another reason");
     },
   },
 ];

@@ -1,6 +1,7 @@
 // Every check, in the order they are reported.
 import type { Check } from "../check.js";
 import { callbackChecks } from "./callbacks.js";
+import { clockChecks } from "./clock.js";
 import { idempotencyChecks } from "./idempotency.js";
 import { int64Checks } from "./int64.js";
 import { keyedChecks } from "./keyed.js";
@@ -11,6 +12,7 @@ import { stateChecks } from "./state.js";
 import { validationChecks } from "./validation.js";
 
 export const ALL_CHECKS: readonly Check[] = [
+  ...clockChecks,
   ...responseChecks,
   ...signatureChecks,
   ...validationChecks,

@@ -4,6 +4,10 @@ import { CheckSkipped, type Check } from "../check.js";
 
 const RULE = "source: Errors, 100008 \"no data permission for that merchant\"; Authentication, permission facts";
 
+const PRECEDENCE_RULE = 'signed spec, info, rules every implementation follows: "Permission precedence" (100007, then 200001 not found, then 100008 not authorised, then 200002 offline)';
+/** An int64 no server is expected to have issued as a merchant id (the largest minus one). */
+const UNKNOWN_MERCHANT = "9223372036854775806";
+
 export const permissionChecks: Check[] = [
   {
     name: "permissions.unauthorised-merchant",
@@ -19,6 +23,23 @@ export const permissionChecks: Check[] = [
       ctx.expectRefused(await ctx.signed("listStores", { query: { merchantId: foreign } }), code, RULE, "the stores of an unauthorised merchant");
       const body = { ...(await ctx.resources.orderBody()), merchantId: BigInt(foreign) };
       ctx.expectRefused(await ctx.signed("createOrder", { body }), code, RULE, "an order for an unauthorised merchant");
+    },
+  },
+  {
+    name: "permissions.precedence",
+    tags: ["permissions", "signed"],
+    purpose: "a merchant that does not exist is 200001, not 100008; one that exists but is not authorised is 100008 (existence before authorisation)",
+    rule: PRECEDENCE_RULE,
+    needs: ["signed"],
+    async run(ctx) {
+      const unknown = UNKNOWN_MERCHANT;
+      const notFound = SignedErrors.MERCHANT_NOT_FOUND.code;
+      ctx.expectRefused(await ctx.signed("getMerchant", { pathParams: { merchantId: unknown } }), notFound, PRECEDENCE_RULE, "the detail of a merchant that does not exist");
+      ctx.expectRefused(await ctx.signed("listStores", { query: { merchantId: unknown } }), notFound, PRECEDENCE_RULE, "the stores of a merchant that does not exist");
+      const body = { ...(await ctx.resources.orderBody()), merchantId: BigInt(unknown) };
+      ctx.expectRefused(await ctx.signed("createOrder", { body }), notFound, PRECEDENCE_RULE, "an order for a merchant that does not exist");
+      const foreign = ctx.options.foreignMerchantId;
+      if (foreign) ctx.expectRefused(await ctx.signed("getMerchant", { pathParams: { merchantId: foreign } }), SignedErrors.MERCHANT_DATA_FORBIDDEN.code, PRECEDENCE_RULE, "the detail of an existing merchant the app is not authorised for");
     },
   },
 ];

@@ -3,6 +3,7 @@
 import { CheckSkipped, type Check } from "../check.js";
 import type { CheckContext } from "../context.js";
 import type { RequestInput } from "../requests.js";
+import { paidOrder } from "../resources.js";
 
 type Id = number | bigint;
 
@@ -18,16 +19,6 @@ async function storeOrSkip(ctx: CheckContext): Promise<Id> {
   const store = await ctx.resources.storeId();
   if (store === undefined) throw new CheckSkipped("the merchant has no normal store");
   return store;
-}
-
-/** A paid order, through the sandbox control API (a real server cannot be paid by a checker). */
-async function paidOrder(ctx: CheckContext, kind: "product" | "voucher"): Promise<Id> {
-  const control = ctx.requireControl();
-  const orderId = await ctx.resources.newOrder(kind);
-  const merchantId = await merchant(ctx);
-  const payment = ctx.expectSuccess(await ctx.signed("payOrder", { pathParams: { orderId }, body: { merchantId: BigInt(merchantId), notifyUrl: ctx.resources.notifyUrl() } }), "payOrder") as { tradeNo: string };
-  await control.payTrade(payment.tradeNo);
-  return orderId;
 }
 
 const CALLS: OperationCall[] = [

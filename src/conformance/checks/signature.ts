@@ -3,12 +3,14 @@
 import { SignedErrors } from "../../../generated/error-codes.js";
 import { randomUUID } from "node:crypto";
 import { sign } from "../../signing/index.js";
-import type { Check } from "../check.js";
+import { CheckFailure, type Check } from "../check.js";
 import type { CheckContext } from "../context.js";
+import { describeSkew, windowProbeOffsets } from "../clock.js";
 import type { SignatureTamper } from "../requests.js";
 
 const RULE = "source: Authentication, signature rules 1-6; DESIGN item 6; docs/signing.md";
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+const aimed = (ctx: CheckContext) => (ctx.clock?.aimSeconds ? ` (aimed at the server's clock, ${describeSkew(ctx.clock.aimSeconds * 1000)})` : "");
 
 /** A GET (empty body) and a POST (JSON body) must both be refused. */
 async function expectBothRefused(ctx: CheckContext, tamper: () => SignatureTamper, code: number, why: string): Promise<void> {
@@ -36,12 +38,16 @@ export const signatureChecks: Check[] = [
   check("millisecond-timestamp", "a 13-digit millisecond X-Timestamp is refused with 100010", (ctx) =>
     expectBothRefused(ctx, () => ({ timestamp: String(Date.now()) }), SignedErrors.TIMESTAMP_MALFORMED.code, "a millisecond timestamp"),
   ),
-  check("stale-timestamp", "a timestamp 301 s in the past is refused with 100004", (ctx) =>
-    expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() - 301) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, "a timestamp 301 s old"),
-  ),
-  check("future-timestamp", "a timestamp 310 s in the future is refused with 100004", (ctx) =>
-    expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() + 310) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, "a timestamp 310 s ahead"),
-  ),
+  // Aimed at the server's clock when it is measurably off (within the window), so a small skew
+  // is not misread as a wrong window.
+  check("stale-timestamp", "a timestamp 301 s in the past is refused with 100004", (ctx) => {
+    const { staleSeconds } = windowProbeOffsets(ctx.clock);
+    return expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() + staleSeconds) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, `a timestamp ${-staleSeconds} s before this machine's clock${aimed(ctx)}`);
+  }),
+  check("future-timestamp", "a timestamp 310 s in the future is refused with 100004", (ctx) => {
+    const { futureSeconds } = windowProbeOffsets(ctx.clock);
+    return expectBothRefused(ctx, () => ({ timestamp: String(nowSeconds() + futureSeconds) }), SignedErrors.TIMESTAMP_OUT_OF_WINDOW.code, `a timestamp ${futureSeconds} s after this machine's clock${aimed(ctx)}`);
+  }),
   check("reused-nonce", "a nonce used once is refused the second time with 100005", async (ctx) => {
     const merchantId = await ctx.resources.merchantId();
     const nonce = `chk${randomUUID().replace(/-/g, "")}`;
@@ -52,6 +58,34 @@ export const signatureChecks: Check[] = [
     const openUserId = ctx.resources.unique("tamper");
     const signedBody = JSON.stringify({ openUserId: `${openUserId}-original` });
     ctx.expectRefused(await ctx.signed("syncCustomer", { body: { openUserId }, tamper: { signedBody } }), SignedErrors.SIGNATURE_MISMATCH.code, RULE, "a tampered body");
+  }),
+  check("tampered-body-same-length", "a body changed after signing without changing its length is refused with 100003 (the HMAC covers every byte)", async (ctx) => {
+    const openUserId = ctx.resources.unique("tamper-same");
+    const sent = JSON.stringify({ openUserId: `${openUserId}-a` });
+    const signedBody = JSON.stringify({ openUserId: `${openUserId}-b` });
+    ctx.expectRefused(await ctx.signed("syncCustomer", { body: sent, tamper: { signedBody } }), SignedErrors.SIGNATURE_MISMATCH.code, RULE, "a body changed after signing (same length)");
+  }),
+  check("before-routing", "a bad signature gets the same answer on a known and an unknown path: the signature is checked before routing, so nothing about routes leaks", async (ctx) => {
+    const merchantId = await ctx.resources.merchantId();
+    const unknownPath = `/mop-check-no-such-path-${ctx.runId}`;
+    const cases: Array<[string, SignatureTamper, number]> = [
+      ["no X-Sign header", { omitHeader: "X-Sign" }, SignedErrors.SIGNATURE_HEADER_MISSING.code],
+      ["a signature under a wrong secret", { secret: `${ctx.options.appSecret}-wrong` }, SignedErrors.SIGNATURE_MISMATCH.code],
+    ];
+    for (const [why, tamper, code] of cases) {
+      const known = await ctx.signed("listStores", { query: { merchantId }, tamper });
+      ctx.expectRefused(known, code, RULE, `a GET of a known path with ${why}`);
+      const unknown = await ctx.signedToPath("GET", unknownPath, { query: { merchantId }, tamper });
+      const answered = (unknown.response?.json as { code?: unknown } | undefined)?.code;
+      if (!unknown.response || Number(answered) !== code || unknown.response.status !== known.exchange.response!.status) {
+        throw new CheckFailure({
+          message: `with ${why}, the known path answered code ${code} (HTTP ${known.exchange.response!.status}) but the unknown path ${unknown.response ? `code ${String(answered)} (HTTP ${unknown.response.status})` : `nothing (${unknown.error})`}: routing was decided before the signature`,
+          expected: `the same refusal, code ${code} with HTTP ${known.exchange.response!.status}, on both paths`,
+          rule: `${RULE}; signed spec, info, rules every implementation follows: "Signature before routing"`,
+          exchange: unknown,
+        });
+      }
+    }
   }),
   check("wrong-secret", "a request signed with another secret is refused with 100003 (rule 3)", (ctx) =>
     expectBothRefused(ctx, () => ({ secret: `${ctx.options.appSecret}-wrong` }), SignedErrors.SIGNATURE_MISMATCH.code, "a signature under a wrong secret"),

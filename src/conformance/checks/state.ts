@@ -77,4 +77,19 @@ export const stateChecks: Check[] = [
       if (moves !== "0,1,5") throw new CheckFailure({ message: `the status history is ${moves}`, expected: "0,1,5 (created, paid, refunded)", rule: RULE, exchange: historyAnswer.exchange });
     },
   },
+  {
+    name: "state.pay-zero-amount",
+    tags: ["state", "signed"],
+    purpose: "payment of an order whose total is 0 (every line priced 0) is refused with 300009",
+    rule: "DESIGN item 2: a 0-amount order cannot be paid through a trade (trade totalAmount at least 1)",
+    needs: ["signed"],
+    async run(ctx) {
+      const rule = "DESIGN item 2: a 0-amount order cannot be paid through a trade (trade totalAmount at least 1)";
+      const base = await ctx.resources.orderBody();
+      const items = (base.items as Array<Record<string, unknown>>).map((item) => ({ ...item, price: 0 }));
+      const orderId = ctx.expectSuccess(await ctx.signed("createOrder", { body: { ...base, items } }), rule) as number | bigint;
+      const merchantId = BigInt(await ctx.resources.merchantId());
+      ctx.expectRefused(await ctx.signed("payOrder", { pathParams: { orderId }, body: { merchantId, notifyUrl: ctx.resources.notifyUrl() } }), SignedErrors.ORDER_ZERO_AMOUNT.code, rule, "payment of a 0-amount order");
+    },
+  },
 ];

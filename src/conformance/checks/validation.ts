@@ -34,7 +34,7 @@ const PROBES: Probe[] = [
   { name: "order-item-quantity", limit: "items[].quantity greater than 0", operationId: "createOrder", inside: order([line({ quantity: 1 })]), outside: order([line({ quantity: 0 })]) },
 ];
 
-export const validationChecks: Check[] = PROBES.map((probe) => ({
+const probeChecks: Check[] = PROBES.map((probe) => ({
   name: `validation.${probe.name}`,
   tags: ["validation", "signed"],
   purpose: `${probe.limit}: just inside is accepted, just outside is refused with ${VALIDATION}`,
@@ -46,3 +46,34 @@ export const validationChecks: Check[] = PROBES.map((probe) => ({
     ctx.expectRefused(await ctx.signed(probe.operationId, await probe.outside(ctx)), VALIDATION, rule, `a value just outside "${probe.limit}"`);
   },
 }));
+
+const UNKNOWN_QUERY_RULE = 'signed spec, info, rules every implementation follows: "Unknown query parameters are refused" with 100009';
+
+const UNKNOWN_BODY_RULE = 'signed spec, info, rules every implementation follows: "so are unknown body properties"; request schemas have additionalProperties: false';
+
+export const validationChecks: Check[] = [
+  ...probeChecks,
+  {
+    name: "validation.unknown-query-parameter",
+    tags: ["validation", "signed"],
+    purpose: `a query parameter the operation does not declare is refused with ${VALIDATION}, not ignored`,
+    rule: UNKNOWN_QUERY_RULE,
+    needs: ["signed"],
+    async run(ctx) {
+      const merchantId = await ctx.resources.merchantId();
+      // The same request without it is accepted, so the refusal is about the unknown name only.
+      ctx.expectSuccess(await ctx.signed("listStores", { query: { merchantId } }), UNKNOWN_QUERY_RULE);
+      ctx.expectRefused(await ctx.signed("listStores", { query: { merchantId, mopCheckUnknown: "1" } }), VALIDATION, UNKNOWN_QUERY_RULE, "an undeclared query parameter (mopCheckUnknown)");
+    },
+  },
+  {
+    name: "validation.unknown-body-property",
+    tags: ["validation", "signed"],
+    purpose: `a body property the request schema does not declare is refused with ${VALIDATION} (request schemas are closed)`,
+    rule: UNKNOWN_BODY_RULE,
+    needs: ["signed"],
+    async run(ctx) {
+      ctx.expectRefused(await ctx.signed("createOrder", { body: { ...(await ctx.resources.orderBody()), mopCheckUnknown: 1 } }), VALIDATION, UNKNOWN_BODY_RULE, "an undeclared body property (mopCheckUnknown)");
+    },
+  },
+];
