@@ -11,12 +11,14 @@ import { ClientConfigError, MerchantOpenPlatformError, TimeoutError } from "./er
 import { operationIndex, type OperationTable } from "./operations.js";
 import { assertMiddleware, type FetchLike, type ResolvedRetry } from "./options.js";
 import { withRetries } from "./retry.js";
-import { createLosslessFetch } from "./transport.js";
+import { createClientFetch } from "./transport.js";
 
 export interface CoreSettings {
   baseUrl: string;
   fetch: FetchLike | undefined;
   timeoutMs: number;
+  /** The largest answer body read, in bytes. */
+  maxResponseBytes: number;
   retry: ResolvedRetry;
   /** Signing or bearer middleware; always runs after every other request middleware. */
   auth: Middleware;
@@ -65,7 +67,9 @@ export function methodsOf(core: ClientCore) {
 export function createClientCore(settings: CoreSettings): ClientCore {
   const inner: Client<Record<string, never>> = createClient({
     baseUrl: settings.baseUrl,
-    fetch: createLosslessFetch(settings.fetch),
+    fetch: createClientFetch({ fetch: settings.fetch, maxResponseBytes: settings.maxResponseBytes }),
+    // Never follow a redirect (transport.ts refuses it too, whatever a call passes).
+    redirect: "manual",
     // bigint ids go out as their exact digits. Query and path values need no serializer of
     // their own: openapi-fetch writes primitives with encodeURIComponent(value), which gives
     // a bigint's exact digits (covered by test/client/int64.test.ts).

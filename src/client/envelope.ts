@@ -13,6 +13,12 @@ export interface EnvelopeDialect {
   messageField: "msg" | "message";
   /** The registry entry of an error code, or undefined for an unregistered one. */
   describe(code: number): ApiErrorEntry | undefined;
+  /** e.g. "signed interface (/open-api/v1)", for messages. */
+  interfaceName: string;
+  /** The client's base URL, for messages. */
+  baseUrl: string;
+  /** The other interface's envelope, to name it when a client was pointed at the wrong one. */
+  other: { successCode: number; messageField: "msg" | "message"; describe(code: number): ApiErrorEntry | undefined; interfaceName: string };
 }
 
 /** What openapi-fetch answered: data on 2xx, error otherwise, and the Response. */
@@ -71,7 +77,32 @@ export function unwrapEnvelope(result: RawResult, operationId: string, dialect: 
     return envelope.data;
   }
   const given = envelope[dialect.messageField] ?? envelope.msg ?? envelope.message;
-  return throwApiError({ code, message: typeof given === "string" ? given : "", httpStatus, operationId, dialect });
+  const message = typeof given === "string" ? given : "";
+  const other = otherInterface(envelope, code, dialect);
+  if (other) {
+    // e.g. a signed client pointed at /v1: the key-based interface's 401 means nothing to the
+    // signed registry, so say which interface answered and what to change.
+    throw new ApiError({
+      code,
+      message:
+        `${operationId}: the answer is an envelope of the ${other.interfaceName} (code ${code}${other.entry ? ` ${other.entry.name}` : ""}: ` +
+        `${JSON.stringify(message || other.entry?.meaning || "")}), not of the ${dialect.interfaceName} this client speaks; ` +
+        `check baseUrl (${dialect.baseUrl})`,
+      httpStatus,
+      operationId,
+      entry: other.entry,
+    });
+  }
+  return throwApiError({ code, message, httpStatus, operationId, dialect });
+}
+
+/** The other interface, when the envelope is spelled its way and its code means nothing here. */
+function otherInterface(envelope: Record<string, unknown>, code: number, dialect: EnvelopeDialect) {
+  const { other } = dialect;
+  if (dialect.describe(code) !== undefined || !(other.messageField in envelope) || dialect.messageField in envelope) return undefined;
+  const entry = other.describe(code);
+  if (entry === undefined && code !== other.successCode) return undefined;
+  return { interfaceName: other.interfaceName, entry: entry && { name: entry.name, meaning: entry.meaning, http: entry.http, source: entry.source } };
 }
 
 function throwApiError(input: { code: number; message: string; httpStatus: number; operationId: string; dialect: EnvelopeDialect }): never {

@@ -6,11 +6,13 @@
 //   NetworkError             no answer: connection refused or reset, DNS failure, ...
 //   TimeoutError             no complete answer within timeoutMs
 //   UnexpectedResponseError  an answer that is not the contract's JSON envelope
+//   RedirectError            a 3xx answer: never followed, so a signature never goes elsewhere
+//   ResponseTooLargeError    an answer body over maxResponseBytes
 //
 // An ApiError carries the registry entry of its code (generated/error-codes.ts), so the app
 // can branch on a stable name (`ORDER_NOT_FOUND`) instead of a number.
 
-/** The base of every error thrown by the client. */
+/** The base of every error thrown by the client: `catch (e) { if (e instanceof MerchantOpenPlatformError) ... }`. */
 export class MerchantOpenPlatformError extends Error {
   override readonly name: string = "MerchantOpenPlatformError";
   /** The operation being called, when known (e.g. "createOrder"). */
@@ -46,7 +48,18 @@ export interface ApiErrorEntry {
   readonly source: "document" | "designed";
 }
 
-/** The service answered with an error envelope (code other than 0, or 200 for the key-based API). */
+/**
+ * The service answered with an error envelope (code other than 0, or 200 for the key-based
+ * API). Branch on `errorName` (stable, from the registry), not on the message.
+ *
+ * @example
+ * try {
+ *   await client.call("getOrder", { params: { path: { orderId }, query: { merchantId: 10001 } } });
+ * } catch (error) {
+ *   if (error instanceof ApiError && error.errorName === "ORDER_NOT_FOUND") return undefined;
+ *   throw error;
+ * }
+ */
 export class ApiError extends MerchantOpenPlatformError {
   override readonly name = "ApiError";
   /** The envelope code, e.g. 300001. */
@@ -95,6 +108,56 @@ export class TimeoutError extends MerchantOpenPlatformError {
   constructor(input: { method: string; url: string; timeoutMs: number; operationId?: string | undefined }) {
     super(`${input.method} ${input.url} did not answer within ${input.timeoutMs} ms`, input);
     this.timeoutMs = input.timeoutMs;
+    this.method = input.method;
+    this.url = input.url;
+  }
+}
+
+/**
+ * The service answered with a redirect (3xx). The clients never follow one: following would
+ * re-send the signature headers (or the API key) and the body to the address in Location.
+ * Point baseUrl at the final address instead.
+ */
+export class RedirectError extends MerchantOpenPlatformError {
+  override readonly name = "RedirectError";
+  readonly httpStatus: number;
+  /** The Location header of the answer, as sent ("" when there was none). */
+  readonly location: string;
+  readonly method: string;
+  readonly url: string;
+
+  constructor(input: { method: string; url: string; httpStatus: number; location: string; operationId?: string | undefined }) {
+    const where = input.location === "" ? "without a Location" : `to ${input.location}`;
+    super(
+      `${input.method} ${input.url} answered a redirect (HTTP ${input.httpStatus}) ${where}; the client does not follow redirects, ` +
+        "so the signature and body are not sent to another address: use the final address as baseUrl",
+      input,
+    );
+    this.httpStatus = input.httpStatus;
+    this.location = input.location;
+    this.method = input.method;
+    this.url = input.url;
+  }
+}
+
+/** The answer's body is larger than the client's maxResponseBytes; it was not read further. */
+export class ResponseTooLargeError extends MerchantOpenPlatformError {
+  override readonly name = "ResponseTooLargeError";
+  readonly httpStatus: number;
+  /** The limit in bytes (the client's maxResponseBytes). */
+  readonly limitBytes: number;
+  readonly method: string;
+  readonly url: string;
+
+  constructor(input: { method: string; url: string; httpStatus: number; limitBytes: number; declaredBytes?: number | undefined; operationId?: string | undefined }) {
+    const size = input.declaredBytes === undefined ? "more than that" : `${input.declaredBytes} bytes by its Content-Length`;
+    super(
+      `${input.method} ${input.url} answered a body over the client's maxResponseBytes (${input.limitBytes} bytes; the answer is ${size}); ` +
+        "raise maxResponseBytes if such answers are expected",
+      input,
+    );
+    this.httpStatus = input.httpStatus;
+    this.limitBytes = input.limitBytes;
     this.method = input.method;
     this.url = input.url;
   }

@@ -17,12 +17,23 @@ export {
   ClientConfigError,
   MerchantOpenPlatformError,
   NetworkError,
+  RedirectError,
+  ResponseTooLargeError,
   TimeoutError,
   UnexpectedResponseError,
   type ApiErrorEntry,
 } from "./errors.js";
-export { bearerMiddleware, signingMiddleware, type SigningMiddlewareOptions } from "./middleware.js";
+export { bearerMiddleware, createRequestSigner, signingMiddleware, type SigningMiddlewareOptions } from "./middleware.js";
+export {
+  createLosslessFetch,
+  createSigningFetch,
+  losslessFetch,
+  LosslessJsonResponse,
+  type LosslessFetchOptions,
+  type SigningFetchOptions,
+  type StandardFetch,
+} from "./lossless-fetch.js";
 export { LosslessResponse } from "./transport.js";
 export { backoffDelay, parseRetryAfter, RETRYABLE_HTTP_STATUSES } from "./retry.js";
-export { DEFAULT_TIMEOUT_MS, type FetchLike, type RetryOptions } from "./options.js";
+export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type FetchLike, type RetryOptions } from "./options.js";
 export type { OperationArgs, OperationData, OperationInit, SuccessEnvelope } from "./operations.js";

@@ -1,7 +1,7 @@
 // The client of the key-based interface (/v1): Authorization: Bearer <API_KEY>, envelope
 // {code: 200, message, data}, string ids.
 import type { Client, Middleware } from "openapi-fetch";
-import { describeKeyedError, KeyedErrors, KEYED_SUCCESS_CODE } from "../../generated/error-codes.js";
+import { describeKeyedError, describeSignedError, KeyedErrors, KEYED_SUCCESS_CODE, SIGNED_SUCCESS_CODE } from "../../generated/error-codes.js";
 import { keyedOperations, type KeyedOperationId } from "../../generated/keyed.operations.js";
 import type { operations, paths } from "../../generated/keyed.js";
 import { clientFace, createClientCore } from "./core.js";
@@ -13,6 +13,7 @@ import {
   requireOptionsObject,
   requireString,
   resolveBaseUrl,
+  resolveMaxResponseBytes,
   resolveMiddleware,
   resolveRetry,
   resolveTimeout,
@@ -20,22 +21,30 @@ import {
   type RetryOptions,
 } from "./options.js";
 
+/** What createKeyedClient needs: where the service is, the API key, and optional tuning. */
 export interface KeyedClientOptions {
-  /** e.g. "https://api.example.com/v1"; a bare origin gets "/v1". */
+  /**
+   * The key-based interface's address, e.g. "https://api.example.com/v1". A URL with a path is
+   * used exactly as given; only a bare origin gets "/v1".
+   */
   baseUrl: string;
-  /** The API key, sent as Authorization: Bearer <apiKey>. */
+  /** The account's API key, sent as Authorization: Bearer <apiKey> (pass the bare key). */
   apiKey: string;
+  /** The fetch to call (a test stub, a proxy agent, ...); default globalThis.fetch. */
   fetch?: FetchLike;
-  /** Per attempt, including reading the body. Default 10 000 ms. */
+  /** Time allowed per attempt, reading the body included, in ms. Default 10 000. */
   timeoutMs?: number;
-  /** Retries of safe calls (all GETs); false for none. */
+  /** The largest answer body the client reads, in bytes (a larger one is a ResponseTooLargeError). Default 10 MiB. */
+  maxResponseBytes?: number;
+  /** Retries of safe calls (all GETs), or false for none. Default 2 retries with back-off. */
   retry?: RetryOptions | false;
-  /** Request/response middleware, run before the bearer middleware. */
+  /** openapi-fetch request/response middleware, run before the bearer middleware. */
   middleware?: Middleware[];
   /** The clock in epoch milliseconds, for Retry-After dates; default Date.now. */
   now?: () => number;
 }
 
+/** The key-based client: openapi-fetch's typed methods (with timeouts and retries) plus the data mode. */
 export interface KeyedClient extends Client<paths> {
   readonly kind: "keyed";
   readonly baseUrl: string;
@@ -43,6 +52,15 @@ export interface KeyedClient extends Client<paths> {
   call<Id extends KeyedOperationId>(operationId: Id, ...init: OperationArgs<operations[Id]>): Promise<OperationData<operations[Id]>>;
 }
 
+/**
+ * Creates the typed client of the key-based interface (/v1): every request carries
+ * Authorization: Bearer <apiKey>; `call` returns the envelope's data (code 200) or throws
+ * ApiError. Redirects are never followed (RedirectError).
+ *
+ * @example
+ * const keyed = createKeyedClient({ baseUrl: "http://127.0.0.1:4010/v1", apiKey: "demo-api-key" });
+ * const { merchants } = await keyed.call("listAccountMerchants", { params: { query: { page: 1, limit: 20 } } });
+ */
 export function createKeyedClient(options: KeyedClientOptions): KeyedClient {
   const given = requireOptionsObject(options, "createKeyedClient");
   const baseUrl = resolveBaseUrl(given.baseUrl, "/v1");
@@ -58,13 +76,21 @@ export function createKeyedClient(options: KeyedClientOptions): KeyedClient {
     baseUrl,
     fetch: optionalFunction<FetchLike>("fetch", given.fetch),
     timeoutMs: resolveTimeout(given.timeoutMs),
+    maxResponseBytes: resolveMaxResponseBytes(given.maxResponseBytes),
     retry: resolveRetry(given.retry),
     auth: bearerMiddleware(apiKey),
     middleware: resolveMiddleware(given.middleware),
     operations: keyedOperations,
     idempotentOperations: new Set(),
     rateLimitedCode: KeyedErrors.KEYED_RATE_LIMITED.code,
-    dialect: { successCode: KEYED_SUCCESS_CODE, messageField: "message", describe: describeKeyedError },
+    dialect: {
+      successCode: KEYED_SUCCESS_CODE,
+      messageField: "message",
+      describe: describeKeyedError,
+      interfaceName: "key-based interface (/v1)",
+      baseUrl,
+      other: { successCode: SIGNED_SUCCESS_CODE, messageField: "msg", describe: describeSignedError, interfaceName: "signed interface (/open-api/v1)" },
+    },
     now: now ?? Date.now,
   });
 

@@ -5,8 +5,11 @@ import type { Middleware } from "openapi-fetch";
 import { SigningInputError, signRequestHeaders } from "../signing/index.js";
 import { ClientConfigError } from "./errors.js";
 
+/** What the signing middleware needs: the app's key and secret, and optionally a clock and nonces. */
 export interface SigningMiddlewareOptions {
+  /** X-App-Key. */
   appKey: string;
+  /** The app secret; the HMAC key. Never sent. */
   appSecret: string;
   /** The clock in epoch milliseconds; default Date.now. */
   now?: (() => number) | undefined;
@@ -21,38 +24,60 @@ async function bodyBytes(request: Request): Promise<Uint8Array | undefined> {
 }
 
 /**
- * Sets X-App-Key, X-Timestamp, X-Nonce and X-Sign on each request. Runs on every attempt, so a
- * retried call is signed afresh (new timestamp and nonce): the service refuses a reused nonce.
+ * Makes a function that signs a Request in place and returns it: the four signature headers over
+ * its exact body bytes, with a fresh timestamp and nonce per call. It fits request interceptors
+ * of generated clients (hey-api's `client.interceptors.request.use(...)`), and is what the
+ * signing middleware and createSigningFetch use.
+ *
+ * @example
+ * import { createRequestSigner } from "merchant-open-platform";
+ * client.interceptors.request.use(createRequestSigner({ appKey: "demo-app-key", appSecret: process.env.MOP_APP_SECRET! }));
  */
-export function signingMiddleware(options: SigningMiddlewareOptions): Middleware {
+export function createRequestSigner(options: SigningMiddlewareOptions): (request: Request) => Promise<Request> {
   const { appKey, appSecret, now, nonce } = options;
-  return {
-    async onRequest({ request }) {
-      let headers;
-      try {
-        headers = signRequestHeaders({
-          appKey,
-          appSecret,
-          body: await bodyBytes(request),
-          ...(now ? { now } : {}),
-          ...(nonce ? { nonce: nonce() } : {}),
-        });
-      } catch (error) {
-        // A clock or nonce generator the app injected produced something unusable.
-        if (error instanceof SigningInputError) {
-          throw new ClientConfigError(error.field, `cannot sign the request: ${error.message}`, { cause: error });
-        }
-        throw error;
+  return async (request) => {
+    let headers;
+    try {
+      headers = signRequestHeaders({
+        appKey,
+        appSecret,
+        body: await bodyBytes(request),
+        ...(now ? { now } : {}),
+        ...(nonce ? { nonce: nonce() } : {}),
+      });
+    } catch (error) {
+      // A clock or nonce generator the app injected produced something unusable.
+      if (error instanceof SigningInputError) {
+        throw new ClientConfigError(error.field, `cannot sign the request: ${error.message}`, { cause: error });
       }
-      for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
-      return request;
-    },
+      throw error;
+    }
+    for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
+    return request;
   };
 }
 
 /**
- * The key-based interface's authentication: Authorization: Bearer <API_KEY>. The source also
- * says these requests carry Content-Type: application/json, so it is set when missing.
+ * An openapi-fetch middleware that sets X-App-Key, X-Timestamp, X-Nonce and X-Sign on each
+ * request. Runs on every attempt, so a retried call is signed afresh (new timestamp and nonce):
+ * the service refuses a reused nonce. createSignedClient installs it itself; use it directly
+ * only with an openapi-fetch client of your own.
+ *
+ * @example
+ * import createClient from "openapi-fetch";
+ * import { signingMiddleware, type SignedPaths } from "merchant-open-platform";
+ * const client = createClient<SignedPaths>({ baseUrl: "http://127.0.0.1:4010/open-api/v1" });
+ * client.use(signingMiddleware({ appKey: "demo-app-key", appSecret: "demo-app-secret" }));
+ */
+export function signingMiddleware(options: SigningMiddlewareOptions): Middleware {
+  const sign = createRequestSigner(options);
+  return { onRequest: ({ request }) => sign(request) };
+}
+
+/**
+ * An openapi-fetch middleware for the key-based interface: Authorization: Bearer <API_KEY>.
+ * The source also says these requests carry Content-Type: application/json, so it is set when
+ * missing. createKeyedClient installs it itself.
  */
 export function bearerMiddleware(apiKey: string): Middleware {
   return {

@@ -4,10 +4,18 @@
 import type { Middleware } from "openapi-fetch";
 import { ClientConfigError } from "./errors.js";
 
-/** What fetch the client calls: the global one, or an injected one (tests, proxies, mocks). */
+/** The fetch a client calls: the global one, or an injected one (tests, proxies, mocks). It gets a Request and answers a Response. */
 export type FetchLike = (request: Request) => Promise<Response>;
 
-/** Retries of safe calls (see retry.ts). false turns them off. */
+/**
+ * Retries of safe calls (GETs, and createCashierSession for the signed client): a network
+ * error, a timeout, HTTP 429/502/503/504 or the rate-limit code are retried with exponential
+ * back-off and full jitter, honouring Retry-After; each attempt is signed afresh. Pass `false`
+ * instead to turn retries off.
+ *
+ * @example
+ * createSignedClient({ baseUrl, appKey, appSecret, retry: { retries: 4, baseDelayMs: 100, maxDelayMs: 2000 } });
+ */
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2. */
   retries?: number;
@@ -29,6 +37,7 @@ export interface ResolvedRetry {
   random: () => number;
 }
 
+/** The default time allowed per attempt, reading the body included: 10 s. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays above 2^31 - 1 ms.
 const MAX_TIMER_MS = 2_147_483_647;
@@ -67,9 +76,10 @@ function requireNumber(field: string, value: unknown, rule: string, ok: (n: numb
 }
 
 /**
- * The base URL as given, without a trailing slash. A bare origin gets the default base path:
- * "/open-api/v1" for the signed interface, "/v1" for the key-based one. The unversioned
- * "/open-api" form of the source's examples is kept as given (the service answers both).
+ * The base URL, used exactly as given (without a trailing slash) when it names a path, "/"
+ * included: "http://proxy:8080/" sends operations to the proxy's root ("/orders"). Only a bare
+ * origin, with nothing after the host and port, gets the default base path: "/open-api/v1" for
+ * the signed interface, "/v1" for the key-based one.
  */
 export function resolveBaseUrl(value: unknown, defaultBasePath: string): string {
   const text = requireString("baseUrl", value, `give the service address, e.g. "http://127.0.0.1:4010${defaultBasePath}"`);
@@ -82,11 +92,21 @@ export function resolveBaseUrl(value: unknown, defaultBasePath: string): string 
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ClientConfigError("baseUrl", `baseUrl must use http or https, got ${url.protocol}`);
   }
-  if (url.search !== "" || url.hash !== "") {
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(text)) {
     throw new ClientConfigError("baseUrl", `baseUrl must not carry a query or fragment, got ${JSON.stringify(text)}`);
   }
-  const path = url.pathname.replace(/\/+$/, "");
-  return `${url.origin}${path === "" ? defaultBasePath : path}`;
+  // URL gives a bare origin the path "/" too, so look at the text: a path is anything after the authority.
+  const bareOrigin = !/^[a-z][a-z0-9+.-]*:\/\/[^/]*\//i.test(text.trim());
+  if (bareOrigin) return `${url.origin}${defaultBasePath}`;
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** The default cap on an answer's body: far above the largest page the contract allows. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+export function resolveMaxResponseBytes(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
+  return requireNumber("maxResponseBytes", value, "a whole number of bytes >= 1", (n) => Number.isSafeInteger(n) && n >= 1);
 }
 
 export function resolveTimeout(value: unknown): number {

@@ -30,6 +30,7 @@ export type ListItem<Op> =
   : OperationData<Op> extends { merchants: (infer Item)[] } ? Item
   : never;
 
+/** Options of paginate, beside the list's query. */
 export interface PaginateOptions {
   /** Aborts the iteration (the call in flight and any further page). */
   signal?: AbortSignal;
@@ -103,13 +104,21 @@ function requirePositiveInteger(field: string, value: unknown, max?: number): nu
   return value;
 }
 
-/** Every item of a signed list operation, page after page. */
+/**
+ * Iterates every item of a list operation, page after page, asking for the largest page size
+ * the spec allows (or the pageSize/limit you pass). Each page is one call, signed and retried
+ * like any other GET; iteration stops at an empty or short page, at `total`, or at the last page.
+ *
+ * @example
+ * for await (const store of paginate(client, "listStores", { merchantId: 10001 })) console.log(store.name);
+ * // key-based: for await (const merchant of paginate(keyedClient, "listAccountMerchants")) ...
+ */
 export function paginate<Id extends SignedListOperationId>(
   client: SignedClient,
   operationId: Id,
   ...args: PaginateArgs<SignedOperations[Id]>
 ): AsyncIterable<ListItem<SignedOperations[Id]>>;
-/** Every merchant of the key-based list, page after page. */
+/** Every merchant of the key-based list, page after page (see the signed overload). */
 export function paginate<Id extends KeyedListOperationId>(
   client: KeyedClient,
   operationId: Id,

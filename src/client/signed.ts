@@ -1,7 +1,7 @@
 // The client of the signed open interface (/open-api/v1): every request carries the four
 // signature headers, computed over the exact bytes sent.
 import type { Client, Middleware } from "openapi-fetch";
-import { describeSignedError, SignedErrors, SIGNED_SUCCESS_CODE } from "../../generated/error-codes.js";
+import { describeKeyedError, describeSignedError, KEYED_SUCCESS_CODE, SignedErrors, SIGNED_SUCCESS_CODE } from "../../generated/error-codes.js";
 import { signedOperations, type SignedOperationId } from "../../generated/signed.operations.js";
 import type { operations, paths } from "../../generated/signed.js";
 import { clientFace, createClientCore } from "./core.js";
@@ -13,6 +13,7 @@ import {
   requireOptionsObject,
   requireString,
   resolveBaseUrl,
+  resolveMaxResponseBytes,
   resolveMiddleware,
   resolveRetry,
   resolveTimeout,
@@ -20,24 +21,31 @@ import {
   type RetryOptions,
 } from "./options.js";
 
+/** What createSignedClient needs: where the service is, the app's credentials, and optional tuning. */
 export interface SignedClientOptions {
-  /** e.g. "https://api.example.com/open-api/v1"; "/open-api" (unversioned) also works; a bare origin gets "/open-api/v1". */
+  /**
+   * The signed interface's address, e.g. "https://api.example.com/open-api/v1" ("/open-api",
+   * unversioned, works too). A URL with a path is used exactly as given ("http://proxy:8080/"
+   * means the proxy's root); only a bare origin ("http://127.0.0.1:4010") gets "/open-api/v1".
+   */
   baseUrl: string;
-  /** X-App-Key. */
+  /** The app key, sent as X-App-Key. */
   appKey: string;
-  /** The app secret; the HMAC key. Keep it on the server. */
+  /** The app secret: the HMAC key, never sent. Keep it on the server. */
   appSecret: string;
-  /** The fetch to call; default globalThis.fetch. */
+  /** The fetch to call (a test stub, a proxy agent, ...); default globalThis.fetch. */
   fetch?: FetchLike;
   /** The clock in epoch milliseconds, for X-Timestamp; default Date.now. */
   now?: () => number;
   /** Makes each X-Nonce (8-64 of A-Z a-z 0-9 _ -); default crypto.randomUUID. */
   nonce?: () => string;
-  /** Per attempt, including reading the body. Default 10 000 ms. */
+  /** Time allowed per attempt, reading the body included, in ms. Default 10 000. */
   timeoutMs?: number;
-  /** Retries of safe calls (GETs and createCashierSession); false for none. */
+  /** The largest answer body the client reads, in bytes (a larger one is a ResponseTooLargeError). Default 10 MiB. */
+  maxResponseBytes?: number;
+  /** Retries of safe calls (GETs and createCashierSession), or false for none. Default 2 retries with back-off. */
   retry?: RetryOptions | false;
-  /** Request/response middleware, run before the signing (so signing sees their changes). */
+  /** openapi-fetch request/response middleware, run before the signing (so the signature covers their changes). */
   middleware?: Middleware[];
 }
 
@@ -57,6 +65,17 @@ export interface SignedClient extends Client<paths> {
   call<Id extends SignedOperationId>(operationId: Id, ...init: OperationArgs<operations[Id]>): Promise<OperationData<operations[Id]>>;
 }
 
+/**
+ * Creates the typed client of the signed open interface (/open-api/v1): every request carries
+ * X-App-Key, X-Timestamp, X-Nonce and X-Sign over its exact body; answers are parsed losslessly
+ * (ids above 2^53 are bigint); `call` returns the envelope's data or throws ApiError. Redirects
+ * are never followed (RedirectError). Bad options throw a ClientConfigError naming the option.
+ *
+ * @example
+ * const client = createSignedClient({ baseUrl: "http://127.0.0.1:4010/open-api/v1", appKey: "demo-app-key", appSecret: "demo-app-secret" });
+ * const orderId = await client.call("createOrder", { body: { merchantId: 10001, userId, orderType: 1, items } });
+ * const order = await client.call("getOrder", { params: { path: { orderId }, query: { merchantId: 10001 } } });
+ */
 export function createSignedClient(options: SignedClientOptions): SignedClient {
   const given = requireOptionsObject(options, "createSignedClient");
   const baseUrl = resolveBaseUrl(given.baseUrl, "/open-api/v1");
@@ -72,13 +91,21 @@ export function createSignedClient(options: SignedClientOptions): SignedClient {
     baseUrl,
     fetch: optionalFunction<FetchLike>("fetch", given.fetch),
     timeoutMs: resolveTimeout(given.timeoutMs),
+    maxResponseBytes: resolveMaxResponseBytes(given.maxResponseBytes),
     retry: resolveRetry(given.retry),
     auth: signingMiddleware({ appKey, appSecret, now, nonce }),
     middleware: resolveMiddleware(given.middleware),
     operations: signedOperations,
     idempotentOperations: SIGNED_IDEMPOTENT_OPERATIONS,
     rateLimitedCode: SignedErrors.RATE_LIMITED.code,
-    dialect: { successCode: SIGNED_SUCCESS_CODE, messageField: "msg", describe: describeSignedError },
+    dialect: {
+      successCode: SIGNED_SUCCESS_CODE,
+      messageField: "msg",
+      describe: describeSignedError,
+      interfaceName: "signed interface (/open-api/v1)",
+      baseUrl,
+      other: { successCode: KEYED_SUCCESS_CODE, messageField: "message", describe: describeKeyedError, interfaceName: "key-based interface (/v1)" },
+    },
     now: now ?? Date.now,
   });
 

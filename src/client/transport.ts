@@ -10,7 +10,7 @@
 // NetworkError, and the text stays available for the envelope check (envelope.ts) whatever
 // openapi-fetch did with the body.
 import { parseJsonLossless } from "../json/index.js";
-import { NetworkError, UnexpectedResponseError } from "./errors.js";
+import { NetworkError, RedirectError, ResponseTooLargeError, UnexpectedResponseError } from "./errors.js";
 import type { FetchLike } from "./options.js";
 
 // Statuses whose Response must be built without a body.
@@ -67,14 +67,27 @@ export class LosslessResponse extends Response {
     });
   }
 
-  // Fields rather than methods because the DOM typings declare json and clone as properties.
+  #used = false;
+
+  // Fields rather than methods because the DOM typings declare json, text and clone as properties.
+  /**
+   * The text already read, without reading the body stream again (openapi-fetch reads a success
+   * body with text() in the data mode: re-reading the rebuilt stream cost more than the rest of
+   * the rebuild). Readable once, as Response.text() is.
+   */
+  override text = async (): Promise<string> => {
+    if (this.#used || this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
+    this.#used = true;
+    return this.bodyText;
+  };
+
   override json = async (): Promise<unknown> => {
     await this.text(); // marks the body used, as Response.json() does
     return this.parsedBody();
   };
 
   override clone = (): LosslessResponse => {
-    if (this.bodyUsed) throw new TypeError("Response.clone: the body has already been consumed");
+    if (this.#used || this.bodyUsed) throw new TypeError("Response.clone: the body has already been consumed");
     return new LosslessResponse(
       this.bodyText,
       { status: this.status, statusText: this.statusText, headers: this.headers },
@@ -87,14 +100,58 @@ function looksLikeResponse(value: unknown): value is Response {
   return typeof value === "object" && value !== null && typeof (value as Response).status === "number" && typeof (value as Response).text === "function";
 }
 
+export interface ClientFetchSettings {
+  /** The app's fetch, or undefined for the global one (looked up per call so test stubs apply). */
+  fetch: FetchLike | undefined;
+  /** The largest answer body read, in bytes. */
+  maxResponseBytes: number;
+}
+
 /**
- * A fetch for openapi-fetch: calls the app's fetch (or the global one, looked up per call so
- * test stubs apply), turns a failure without an answer into a NetworkError, and answers a
- * LosslessResponse. An abort is passed through untouched: the caller (core.ts) knows whether
- * it was the timeout or the app's own signal.
+ * Reads the body as UTF-8 text, refusing one larger than the limit: at once when Content-Length
+ * says so, otherwise as soon as the bytes read pass it (the rest is never buffered).
  */
-export function createLosslessFetch(appFetch: FetchLike | undefined): FetchLike {
-  return async (request: Request): Promise<Response> => {
+async function readLimited(response: Response, limit: number, tooLarge: (declared?: number) => Error): Promise<string> {
+  const declared = response.headers.get("content-length");
+  if (declared !== null && /^[0-9]+$/.test(declared)) {
+    const bytes = Number(declared);
+    if (bytes > limit) {
+      await response.body?.cancel().catch(() => undefined);
+      throw tooLarge(bytes);
+    }
+    // The engine's own reader; the HTTP parser never delivers more than Content-Length.
+    return response.text();
+  }
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks, total));
+}
+
+/**
+ * A fetch for openapi-fetch: calls the app's fetch (or the global one) without following
+ * redirects, turns a failure without an answer into a NetworkError, a 3xx into a RedirectError,
+ * a body over maxResponseBytes into a ResponseTooLargeError, and answers a LosslessResponse. An
+ * abort is passed through untouched: the caller (core.ts) knows whether it was the timeout or
+ * the app's own signal.
+ */
+export function createClientFetch(settings: ClientFetchSettings): FetchLike {
+  const appFetch = settings.fetch;
+  return async (given: Request): Promise<Response> => {
+    // A redirect is never followed, whatever the per-call options said (issue: the signature
+    // headers and body went to the other origin).
+    const request = given.redirect === "manual" ? given : new Request(given, { redirect: "manual" });
     const failure = (cause: unknown): unknown =>
       request.signal.aborted ? request.signal.reason ?? cause : new NetworkError({ method: request.method, url: request.url, cause });
 
@@ -107,14 +164,29 @@ export function createLosslessFetch(appFetch: FetchLike | undefined): FetchLike 
     if (!looksLikeResponse(response)) {
       throw new UnexpectedResponseError({ reason: "the fetch function did not return a Response", httpStatus: 0, body: String(response) });
     }
+    const redirect = (response.status >= 300 && response.status <= 399) || response.type === "opaqueredirect";
+    if (redirect || response.redirected) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new RedirectError({
+        method: request.method,
+        url: request.url,
+        // An injected fetch that followed the redirect itself answers the final page: say so.
+        httpStatus: response.status,
+        location: redirect ? (response.headers.get("location") ?? "") : response.url,
+      });
+    }
     if (response.status < 200 || response.status > 599) {
       // Response.error() (status 0) is how a fetch implementation may report a network error.
       throw failure(new Error(`the fetch function answered status ${response.status}`));
     }
+    const status = response.status;
     let text: string;
     try {
-      text = await response.text();
+      text = await readLimited(response, settings.maxResponseBytes, (declaredBytes) =>
+        new ResponseTooLargeError({ method: request.method, url: request.url, httpStatus: status, limitBytes: settings.maxResponseBytes, declaredBytes }),
+      );
     } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw error;
       throw failure(error);
     }
     return LosslessResponse.from(response, text);

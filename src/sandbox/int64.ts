@@ -181,7 +181,9 @@ export function toOptionalId(value: unknown): bigint | undefined {
  * Returns the reason when the text is not a decimal int64 of at least 1.
  */
 export function parseIdText(text: string): bigint | string {
-  if (!/^[0-9]{1,19}$/.test(text)) return "must be a positive decimal integer (digits only)";
+  if (!/^[0-9]+$/.test(text)) return "must be a positive decimal integer (digits only)";
+  // All digits but too long for int64: say so, without parsing thousands of digits.
+  if (text.replace(/^0+/, "").length > 19) return `must be <= ${INT64_MAX} (int64); got ${text.length} digits`;
   const value = BigInt(text);
   if (value < 1n) return "must be >= 1";
   if (value > INT64_MAX) return `must be <= ${INT64_MAX} (int64)`;

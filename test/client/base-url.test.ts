@@ -1,5 +1,8 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { ClientConfigError, createKeyedClient, createSignedClient } from "../../src/client/index.js";
+import { ApiError, ClientConfigError, createKeyedClient, createSignedClient } from "../../src/client/index.js";
+import { createSandbox, type ListeningSandbox } from "../../src/sandbox/index.js";
 import { appKey, appSecret, okEnvelope, startServer, type TestServer } from "./support.js";
 
 let server: TestServer | undefined;
@@ -79,5 +82,107 @@ describe("client options", () => {
   it("turns an injected nonce generator's bad output into a ClientConfigError at the call", async () => {
     const client = createSignedClient({ ...good, nonce: () => "short", fetch: async () => new Response("{}") });
     await expect(client.call("listStores")).rejects.toMatchObject({ name: "ClientConfigError", field: "nonce" });
+  });
+});
+
+describe("a base URL with a path is used exactly as given", () => {
+  /** A reverse proxy on loopback serving the upstream's /open-api/v1 at its own root (or under /gateway). */
+  async function rootProxy(upstream: string, mount: string): Promise<{ origin: string; close(): Promise<void> }> {
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const path = (req.url ?? "/").slice(mount.length);
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name))) as Record<string, string>;
+        const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+        void fetch(`${upstream}/open-api/v1/${path.replace(/^\//, "")}`, { method: req.method ?? "GET", headers, body }).then(async (answer) => {
+          res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        });
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    return {
+      origin: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => { proxy.closeAllConnections(); proxy.close(() => resolve()); }),
+    };
+  }
+
+  it.each([
+    ["the proxy's root, given as origin + \"/\"", "/", ""],
+    ["a path prefix", "/gateway/", "/gateway"],
+  ])("reaches %s; the signature made for the proxy verifies upstream", async (_name, basePath, mount) => {
+    server = await startServer(() => okEnvelope(merchant));
+    const proxy = await rootProxy(server.origin, mount);
+    try {
+      const client = createSignedClient({ baseUrl: `${proxy.origin}${basePath}`, appKey, appSecret });
+      expect(client.baseUrl).toBe(`${proxy.origin}${mount}`);
+
+      const detail = await client.call("getMerchant", { params: { path: { merchantId: 10001 } } });
+
+      expect(detail.id).toBe(10001);
+      expect(server.received[0]!.url).toBe("/open-api/v1/merchants/10001");
+      expect(server.received[0]!.verification.ok).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it.each([
+    ["http://127.0.0.1:4010", "http://127.0.0.1:4010/open-api/v1", "http://127.0.0.1:4010/v1"],
+    ["http://127.0.0.1:4010/", "http://127.0.0.1:4010", "http://127.0.0.1:4010"],
+    ["http://127.0.0.1:4010/open-api", "http://127.0.0.1:4010/open-api", "http://127.0.0.1:4010/open-api"],
+    ["https://gw.example.com/mop/v1/", "https://gw.example.com/mop/v1", "https://gw.example.com/mop/v1"],
+  ])("%s → signed %s, keyed %s", (given, signed, keyed) => {
+    expect(createSignedClient({ baseUrl: given, appKey, appSecret }).baseUrl).toBe(signed);
+    expect(createKeyedClient({ baseUrl: given, apiKey: "k" }).baseUrl).toBe(keyed);
+  });
+});
+
+describe("a client pointed at the other interface", () => {
+  let sandbox: ListeningSandbox | undefined;
+  afterEach(async () => {
+    await sandbox?.close();
+    sandbox = undefined;
+  });
+
+  it("signed client at /v1: the ApiError names the key-based interface, its error and the baseUrl", async () => {
+    sandbox = await createSandbox().listen();
+    const client = createSignedClient({ baseUrl: `${sandbox.url}/v1`, appKey: "demo-app-key", appSecret: "demo-app-secret", retry: false });
+    const error = (await client.call("getMerchant", { params: { path: { merchantId: 10001 } } }).catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.errorName).toBeDefined();
+    expect(error.message).toContain("key-based interface (/v1)");
+    expect(error.message).toContain(error.errorName!);
+    expect(error.message).toContain(`check baseUrl (${sandbox.url}/v1)`);
+    expect(error.message).not.toMatch(/undefined/);
+  });
+
+  it("key-based client at /open-api/v1: the ApiError names the signed interface", async () => {
+    sandbox = await createSandbox().listen();
+    const client = createKeyedClient({ baseUrl: `${sandbox.url}/open-api/v1`, apiKey: "demo-api-key", retry: false });
+    const error = (await client.call("listAccountMerchants").catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.message).toContain("signed interface (/open-api/v1)");
+    expect(error.errorName).toMatch(/^[A-Z_]+$/);
+  });
+});
+
+describe("ids the sandbox refuses say why", () => {
+  it("a 20-digit id is refused as too large for int64, not as 'not digits'", async () => {
+    const sandbox = await createSandbox().listen();
+    try {
+      const client = createSignedClient({ baseUrl: `${sandbox.url}/open-api/v1`, appKey: "demo-app-key", appSecret: "demo-app-secret", retry: false });
+      const error = (await client
+        .call("getOrder", { params: { path: { orderId: 12345678901234567890n }, query: { merchantId: 10001 } } })
+        .catch((e: unknown) => e)) as ApiError;
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error.errorName).toBe("VALIDATION_FAILED");
+      expect(error.message).toContain("orderId");
+      expect(error.message).toContain("9223372036854775807 (int64)");
+      expect(error.message).not.toContain("digits only");
+    } finally {
+      await sandbox.close();
+    }
   });
 });
