@@ -9,8 +9,11 @@ import {
   defaultFixturesText,
   FixtureError,
   parseFixtures,
+  ID_RANGES,
+  type IdRange,
   type SandboxFixtures,
 } from "../sandbox/index.js";
+import { safeRangeFixtures } from "../sandbox/domain/id-range.js";
 import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sandbox [options]
@@ -31,6 +34,9 @@ Options:
   --allow-insecure-notify      accept http:// notifyUrls on loopback hosts (127.0.0.1, ::1,
                                localhost), for a local receiver without TLS
   --public-base-url URL        base of cashierUrl when the sandbox is reached through a proxy
+  --id-range large|safe        large (default): order ids above 2^53, to catch clients that
+                               round ids; safe: every id below 2^53, for tools that parse ids
+                               as doubles (fixture records with larger ids are left out)
   --quiet                      no request log lines (errors are still printed)
   -h, --help                   show this help
 `;
@@ -43,6 +49,7 @@ const OPTIONS = {
   "callback-schedule": { type: "string" },
   "allow-insecure-notify": { type: "boolean" },
   "public-base-url": { type: "string" },
+  "id-range": { type: "string" },
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -66,6 +73,12 @@ function parsePort(text: string | undefined): number {
   return Number(text);
 }
 
+function parseIdRange(text: string | undefined): IdRange {
+  if (text === undefined) return "large";
+  if (!(ID_RANGES as readonly string[]).includes(text)) throw new UsageError(`--id-range must be "large" or "safe", got ${JSON.stringify(text)}`);
+  return text as IdRange;
+}
+
 function readFixtures(file: string | undefined): { text: string; fixtures: SandboxFixtures } {
   if (file === undefined) return { text: defaultFixturesText(), fixtures: defaultFixtures() };
   let text: string;
@@ -77,7 +90,7 @@ function readFixtures(file: string | undefined): { text: string; fixtures: Sandb
   return { text, fixtures: parseFixtures(text, file) };
 }
 
-function banner(url: string, fixtures: SandboxFixtures, startedMs: number): string {
+function banner(url: string, fixtures: SandboxFixtures, startedMs: number, idRange: IdRange, omitted: number): string {
   const app = fixtures.apps[0];
   const apiKey = fixtures.apiKeys[0];
   const lines = [
@@ -88,6 +101,10 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number): stri
     `  Control API        ${url}/sandbox   (no signature: a local developer tool)`,
     `  Cashier pages      ${url}/cashier/{tradeNo}`,
     `  Docs               ${url}/docs`,
+    "",
+    idRange === "safe"
+      ? `Id range: safe (every id below 2^53${omitted > 0 ? `; ${omitted} fixture records with larger ids left out` : ""}).`
+      : "Id range: large (order ids above 2^53; --id-range safe for tools that round ids).",
     "",
     "Demo credentials (from the fixtures; test data, not secrets):",
   ];
@@ -117,6 +134,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const port = parsePort(values.port);
+  const idRange = parseIdRange(values["id-range"]);
   const host = values.host ?? "127.0.0.1";
   const schedule = values["callback-schedule"] === undefined ? undefined : parseSchedule(values["callback-schedule"]);
   const logger = createJsonLogger(io.stdout, { requests: !values.quiet, writeProblem: io.stderr });
@@ -124,6 +142,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     fixtures: values.fixtures === undefined ? undefined : text,
     logger,
     allowInsecureNotify: values["allow-insecure-notify"] ?? false,
+    idRange,
     ...(schedule !== undefined && { callbackSchedule: schedule }),
     ...(values["public-base-url"] !== undefined && { publicBaseUrl: values["public-base-url"] }),
   });
@@ -135,7 +154,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr(`mop sandbox: cannot listen on ${host}:${port} (${code ?? (error as Error).message})${code === "EADDRINUSE" ? "; pick another with --port" : ""}\n`);
     return 1;
   }
-  io.stdout(banner(listening.url, fixtures, Math.round(performance.now())));
+  const omitted = idRange === "safe" ? safeRangeFixtures(fixtures).omitted : 0;
+  io.stdout(banner(listening.url, fixtures, Math.round(performance.now()), idRange, omitted));
   void sandbox.ready().then(() => io.stdout(`Validators compiled: ready ${Math.round(performance.now())} ms after start.\n`));
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -17,6 +17,7 @@ import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { warmUpValidators } from "./routes/dispatch.js";
 import { createMemoryNonceStore } from "../signing/index.js";
 import { createMemoryStore } from "./store/memory.js";
+import { safeRangeFixtures, type IdRange } from "./domain/id-range.js";
 import type { SandboxStore } from "./store/types.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackEvent } from "./callbacks/dispatcher.js";
@@ -24,6 +25,7 @@ export { createSandboxClock, formatPlatformTime, type Clock, type SandboxClock }
 export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
 export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
+export { ID_RANGES, idsRoundingTo, type IdRange } from "./domain/id-range.js";
 export { createMemoryStore } from "./store/memory.js";
 /** Nonces the sandbox remembers at once: 5 minutes of about 3,300 signed requests per second. */
 export const SANDBOX_NONCE_CAPACITY = 1_000_000;
@@ -52,6 +54,12 @@ export interface SandboxOptions {
    * than a nonce forgotten early.
    */
   nonceCapacity?: number;
+  /**
+   * "large" (default): order ids above 2^53, so a client that rounds ids is caught. "safe": every
+   * id the sandbox answers with stays below 2^53, for tools that parse ids as doubles; fixture
+   * records with larger ids (and authorisations of them) are left out.
+   */
+  idRange?: IdRange;
 }
 
 export interface ListeningSandbox {
@@ -75,8 +83,9 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-function loadFixtureOption(fixtures: string | object | undefined): SandboxFixtures {
-  return fixtures === undefined ? defaultFixtures() : parseFixtures(fixtures);
+function loadFixtureOption(fixtures: string | object | undefined, idRange: IdRange): SandboxFixtures {
+  const loaded = fixtures === undefined ? defaultFixtures() : parseFixtures(fixtures);
+  return idRange === "safe" ? safeRangeFixtures(loaded).fixtures : loaded;
 }
 
 /** Malformed HTTP never reaches Express; answer it with an envelope too. */
@@ -92,7 +101,8 @@ function clientErrorResponse(error: NodeJS.ErrnoException): string {
 }
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const fixtures = loadFixtureOption(options.fixtures);
+  const idRange = options.idRange ?? "large";
+  const fixtures = loadFixtureOption(options.fixtures, idRange);
   const logger = options.logger ?? createQuietLogger();
   const clock = createSandboxClock(options.clock);
   const callbacks = createCallbackDispatcher({
@@ -111,6 +121,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     nonceStore: createMemoryNonceStore({ capacity: options.nonceCapacity ?? SANDBOX_NONCE_CAPACITY }),
     rateLimiter: createRateLimiter(clock),
     allowInsecureNotify: options.allowInsecureNotify ?? false,
+    idRange,
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
   };
   const app = createSandboxApp(ctx);
