@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
+import { bundledWorkflows } from "./lib/arazzo.js";
 import { bundleSpec } from "./lib/bundle.js";
 import { errorCodesModule, errorsMarkdown, specErrorFiles } from "./lib/error-artifacts.js";
 import { readErrorRegistry } from "./lib/error-registry.js";
@@ -52,6 +53,8 @@ for (const name of SPECS) {
   const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   emit(`generated/${name}.operations.ts`, operationsModule(bundled, `${camel}Operations`, TS_HEADER));
 }
+
+for (const [name, content] of bundledWorkflows(join(root, "openapi", "workflows"), YAML_HEADER)) emit(`generated/${name}`, content);
 
 if (stale.length > 0) fail();
 if (check) console.log("generated/ is up to date");

@@ -174,7 +174,7 @@ describe("prism proxy --errors in front of the sandbox (--id-range safe)", () =>
 
     // A customer, an order, its payment, a refund.
     const { appUserId } = await ok("syncCustomer", client.call("syncCustomer", { body: { openUserId: "prism-judge", nickname: "Judge" } }));
-    const items = [{ itemType: 1, itemId: 31001, itemName: "Oolong milk tea", price: 1800, quantity: 2 }];
+    const items = [{ itemType: 1 as const, itemId: 31001, itemName: "Oolong milk tea", price: 1800, quantity: 2 }];
     const orderId = await ok("createOrder", client.call("createOrder", { body: { merchantId: 10001, storeId: 20001, userId: appUserId, orderType: 1, items } }));
     expect(BigInt(orderId)).toBeLessThan(TWO_53);
     await ok("getOrder", client.call("getOrder", { params: { path: { orderId }, query: { merchantId: 10001 } } }));
