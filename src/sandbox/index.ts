@@ -17,7 +17,7 @@ import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { warmUpValidators } from "./routes/dispatch.js";
 import { createMemoryNonceStore } from "../signing/index.js";
 import { createMemoryStore } from "./store/memory.js";
-import { safeRangeFixtures, type IdRange } from "./domain/id-range.js";
+import { ID_RANGES as ID_RANGE_NAMES, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
 import type { SandboxStore } from "./store/types.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackEvent } from "./callbacks/dispatcher.js";
@@ -102,6 +102,9 @@ function clientErrorResponse(error: NodeJS.ErrnoException): string {
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const idRange = options.idRange ?? "large";
+  if (!(ID_RANGE_NAMES as readonly unknown[]).includes(idRange)) {
+    throw new RangeError(`createSandbox: idRange must be "large" or "safe", got ${JSON.stringify(idRange)}`);
+  }
   const fixtures = loadFixtureOption(options.fixtures, idRange);
   const logger = options.logger ?? createQuietLogger();
   const clock = createSandboxClock(options.clock);

@@ -1,6 +1,6 @@
 // The id range (large by default, safe on request) and the rounded-id hint in not-found answers.
 import { afterEach, describe, expect, it } from "vitest";
-import { idsRoundingTo } from "../../src/sandbox/index.js";
+import { createSandbox, idsRoundingTo } from "../../src/sandbox/index.js";
 import { sandboxCommand } from "../../src/cli/sandbox.js";
 import { BASIC, BIG_MERCHANT, startSandbox, type Answer, type TestSandbox } from "./helpers.js";
 
@@ -115,6 +115,12 @@ describe("--id-range safe", () => {
     }
     expect((await sb.signed({ path: `/merchants/${BIG_MERCHANT}` })).json.code).toBe(200001);
     expect(sb.sandbox.state.app("demo-app-key")?.merchantIds).not.toContain(BIG_MERCHANT);
+  });
+});
+
+describe("createSandbox({ idRange })", () => {
+  it("refuses an unknown range with a clear error", () => {
+    expect(() => createSandbox({ idRange: "small" as never })).toThrow('createSandbox: idRange must be "large" or "safe", got "small"');
   });
 });
 
