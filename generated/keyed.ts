@@ -30,7 +30,7 @@ export interface components {
          * @description Merchant (key-based variant list item). Ids are strings here, unlike the signed interface.
          */
         AccountMerchant: {
-            /** @description Merchant id, as a string of digits (the same id the signed interface sends as a number). */
+            /** @description Merchant id. The source says only that it is a string. Designed (x-designed-rules): it is the same merchant id the signed interface sends as a long, written as decimal digits, so it is at most the int64 maximum; clients may keep it as an opaque string. */
             id: string;
             /** @description Merchant name. */
             name: string;
@@ -41,12 +41,12 @@ export interface components {
             status: "active" | "inactive" | "pending";
             /**
              * Format: date-time
-             * @description Creation time, ISO 8601 in UTC.
+             * @description Creation time, ISO 8601 in UTC (the source); written with `Z` (designed).
              */
             created_at: string;
             /**
              * Format: date-time
-             * @description Last update time, ISO 8601 in UTC.
+             * @description Last update time, ISO 8601 in UTC (the source); written with `Z` (designed).
              */
             updated_at: string;
         };
@@ -82,6 +82,7 @@ export interface components {
          */
         AccountMerchantListEnvelope: {
             /**
+             * Format: int32
              * @description Always 200 on success.
              * @constant
              */
@@ -93,14 +94,15 @@ export interface components {
             message: "success";
             /** @description The page of merchants. */
             data: {
-                /** @description The merchants of this page. */
+                /** @description The merchants of this page (at most the largest limit, 100). */
                 merchants: components["schemas"]["AccountMerchant"][];
                 pagination: components["schemas"]["Pagination"];
             };
         };
         /**
          * KeyedErrorCode
-         * @description Envelope code of a failed request, from the error-code registry (openapi/errors.yaml). 400 KEYED_VALIDATION_FAILED: A query parameter is invalid; the message names it and the rule it breaks. 401 KEYED_UNAUTHORIZED: The Authorization header is missing, not of the form "Bearer <API_KEY>", or the key is unknown or revoked. 404 KEYED_PATH_NOT_FOUND: No operation exists at this path. 405 KEYED_METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 429 KEYED_RATE_LIMITED: Too many requests for this API key; retry after the interval in the Retry-After header. 500 KEYED_INTERNAL_ERROR: An unexpected server error; nothing was changed.
+         * Format: int32
+         * @description Envelope code of a failed request of the keyed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 400 KEYED_VALIDATION_FAILED: A query parameter is invalid; the message names it and the rule it breaks. 401 KEYED_UNAUTHORIZED: The Authorization header is missing, not of the form "Bearer <API_KEY>", or the key is unknown or revoked. 404 KEYED_PATH_NOT_FOUND: No operation exists at this path. 405 KEYED_METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 429 KEYED_RATE_LIMITED: Too many requests for this API key; retry after the interval in the Retry-After header. 500 KEYED_INTERNAL_ERROR: An unexpected server error; nothing was changed.
          * @enum {integer}
          */
         KeyedErrorCode: 400 | 401 | 404 | 405 | 429 | 500;
@@ -115,42 +117,84 @@ export interface components {
             /** @description Always null on failure. */
             data: null;
         };
+        /**
+         * ListAccountMerchantsError
+         * @description Error envelope of listAccountMerchants: the interface's envelope with only the codes listAccountMerchants can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        ListAccountMerchantsError: {
+            /**
+             * Format: int32
+             * @description The codes listAccountMerchants can return: 400 KEYED_VALIDATION_FAILED, 401 KEYED_UNAUTHORIZED, 429 KEYED_RATE_LIMITED, 500 KEYED_INTERNAL_ERROR.
+             * @enum {integer}
+             */
+            code: 400 | 401 | 429 | 500;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
     };
     responses: {
-        /** @description HTTP 400. The envelope code says what failed: 400 (KEYED_VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 400. The envelope code says what failed: 400 (KEYED_VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes every operation answers with HTTP 400: 400 KEYED_VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 400;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 401. The envelope code says what failed: 401 (KEYED_UNAUTHORIZED). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 401. The envelope code says what failed: 401 (KEYED_UNAUTHORIZED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes every operation answers with HTTP 401: 401 KEYED_UNAUTHORIZED.
+                     * @enum {integer}
+                     */
+                    code: 401;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 429. The envelope code says what failed: 429 (KEYED_RATE_LIMITED). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 429. The envelope code says what failed: 429 (KEYED_RATE_LIMITED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         TooManyRequests: {
             headers: {
+                /** @description Seconds to wait before the next request (RFC 9110 section 10.2.3, delay-seconds form). */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes every operation answers with HTTP 429: 429 KEYED_RATE_LIMITED.
+                     * @enum {integer}
+                     */
+                    code: 429;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 500. The envelope code says what failed: 500 (KEYED_INTERNAL_ERROR). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 500. The envelope code says what failed: 500 (KEYED_INTERNAL_ERROR). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes every operation answers with HTTP 500: 500 KEYED_INTERNAL_ERROR.
+                     * @enum {integer}
+                     */
+                    code: 500;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
     };
@@ -190,7 +234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AccountMerchantListEnvelope"];
+                    "application/json": components["schemas"]["AccountMerchantListEnvelope"] | components["schemas"]["ListAccountMerchantsError"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -200,3 +244,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -203,12 +203,15 @@ export interface components {
         /**
          * TradeNo
          * @description Platform trade number. The source returns it as a string and queries it as a "long"; the
-         *     contract makes it a string of 1 to 19 decimal digits in both places, so it never loses
-         *     precision (docs/decisions.md, "tradeNo string vs long").
+         *     contract makes it a string of decimal digits in both places, at most the int64 maximum
+         *     9223372036854775807 (what a "long" holds), so it never loses precision (docs/decisions.md,
+         *     "tradeNo string vs long"). The field is the source's; its representation as a digit string
+         *     in queries, the pattern and the length are designed (x-designed-rules).
          */
         TradeNo: string;
         /**
          * ControlSuccessCode
+         * Format: int32
          * @description Envelope code of a successful control call; always 0, as on the signed interface.
          * @constant
          */
@@ -297,20 +300,21 @@ export interface components {
             data: components["schemas"]["PayTradeResult"];
         };
         /**
-         * SignedErrorCode
-         * @description Envelope code of a failed request, from the error-code registry (openapi/errors.yaml). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300008 ORDER_SERVICE_NOT_STARTABLE: Service can start only for a paid (status 1) service-type order (sandbox control API). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used with different parameters; repeat the original parameters to get the original trade. 400003 TRADE_NOT_PAYABLE: The trade is not waiting for payment (it is paid, refunded or closed). 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0). 500004 CREDIT_APPLICATION_NOT_FOUND: The member-card credit application does not exist. 500005 CREDIT_APPLICATION_NOT_PENDING: The credit application has already been approved or rejected.
+         * ControlErrorCode
+         * Format: int32
+         * @description Envelope code of a failed request of the sandbox's control API (the signed interface's registry, control-only codes included), from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300008 ORDER_SERVICE_NOT_STARTABLE: Service can start only for a paid (status 1) service-type order (sandbox control API). 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used with different parameters; repeat the original parameters to get the original trade. 400003 TRADE_NOT_PAYABLE: The trade is not waiting for payment (it is paid, refunded or closed). 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0). 500004 CREDIT_APPLICATION_NOT_FOUND: The member-card credit application does not exist. 500005 CREDIT_APPLICATION_NOT_PENDING: The credit application has already been approved or rejected.
          * @enum {integer}
          */
-        SignedErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300008 | 400001 | 400002 | 400003 | 500001 | 500002 | 500003 | 500004 | 500005;
+        ControlErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300008 | 300009 | 400001 | 400002 | 400003 | 400004 | 500001 | 500002 | 500003 | 500004 | 500005;
         /**
-         * ErrorEnvelope
-         * @description Envelope of a failed call of the signed interface. `code` is one of the registry's codes
-         *     (see docs/errors.md); `msg` says what failed and, for validation errors (100009), names
-         *     every failing field and the rule it breaks; `data` is always null.
+         * ControlErrorEnvelope
+         * @description Envelope of a failed call of the sandbox's control API. `code` is one of the signed
+         *     interface's registry codes, including the four that only the control API returns (300008,
+         *     400003, 500004, 500005); `msg` says what failed; `data` is always null.
          */
-        ErrorEnvelope: {
-            code: components["schemas"]["SignedErrorCode"];
-            /** @description Human-readable reason, naming the field or header at fault. */
+        ControlErrorEnvelope: {
+            code: components["schemas"]["ControlErrorCode"];
+            /** @description Human-readable reason, naming the field at fault. */
             msg: string;
             /** @description Always null on failure. */
             data: null;
@@ -334,8 +338,12 @@ export interface components {
          * OrderStatus
          * Format: int32
          * @description Order status: 0 pending payment, 1 paid, 2 in service, 3 completed, 4 cancelled,
-         *     5 refunded. Moves (designed): 0→1 when the order's payment succeeds, 1→2 when service
-         *     starts, 1|2→3 by write-off of a service-type order, 0→4 by cancellation, 1→5 by refund.
+         *     5 refunded. Moves (designed): 0→1 when the order's payment succeeds; 1→2 when service
+         *     starts, which the platform side starts (no operation of this interface does it; the sandbox
+         *     does it through its control API); 1|2→3 by write-off of a service-type order (orderType 3),
+         *     from paid or in service; 0→4 by cancellation; 1→5 by refund. Any other move is refused
+         *     with its own code (300002 to 300006). An order whose totalAmount is 0 cannot be paid
+         *     (300009): it stays at 0 until cancelled.
          * @enum {integer}
          */
         OrderStatus: 0 | 1 | 2 | 3 | 4 | 5;
@@ -378,7 +386,7 @@ export interface components {
             /** @description Total in fen, the sum of price × quantity over the items. */
             totalAmount: components["schemas"]["Fen"];
             status: components["schemas"]["OrderStatus"];
-            /** @description The order lines. */
+            /** @description The order lines (at most 100, as at creation). */
             items: components["schemas"]["OrderItem"][];
             /** @description Note; null when none was given (designed). */
             remark: string | null;
@@ -546,7 +554,10 @@ export interface components {
              * @description How long the attempt took.
              */
             durationMs: number;
-            /** @description The receiver's HTTP status; null when there was no answer. */
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status; null when there was no answer.
+             */
             httpStatus: number | null;
             /** @description Why the attempt failed (status, redirect, timeout, refused connection); null when acknowledged. */
             error: string | null;
@@ -649,7 +660,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description HTTP 404. The trade, order or credit application does not exist. The envelope carries the error code of the signed interface's registry (docs/errors.md). */
@@ -658,7 +669,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description HTTP 409. The move is not allowed in the current state. The envelope carries the error code of the signed interface's registry (docs/errors.md). */
@@ -667,7 +678,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description HTTP 500. A sandbox bug (100099); it is logged. The envelope carries the error code of the signed interface's registry (docs/errors.md). */
@@ -676,7 +687,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description HTTP 413. The body is larger than 1 MiB (100013). The envelope carries the error code of the signed interface's registry (docs/errors.md). */
@@ -685,7 +696,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description HTTP 415. A body must be sent as application/json (100014). The envelope carries the error code of the signed interface's registry (docs/errors.md). */
@@ -694,7 +705,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
     };

@@ -80,6 +80,8 @@ export interface paths {
          *     session for the order's totalAmount with outTradeNo `ORDER-<orderId>`. When the trade
          *     succeeds, the order moves to paid (1) and the `paymentSucceeded` callback goes to
          *     notifyUrl. Repeating the call while that trade is open answers the same trade.
+         *     An order whose totalAmount is 0 cannot be paid (a trade's totalAmount is at least 1 fen):
+         *     it is refused with 300009 and stays pending until cancelled.
          */
         post: operations["payOrder"];
         delete?: never;
@@ -142,6 +144,12 @@ export interface paths {
          * Request refund
          * @description Refunds a paid order in full (status 1 → 5; any other status is 300004). The order's
          *     trade, if any, moves to REFUND. Answers the refund record.
+         *
+         *     `outRefundNo` is the refund's idempotency key, unique for the app that sends it (like
+         *     outTradeNo): repeating a refund with the same outRefundNo and the same parameters (orderId,
+         *     merchantId, reason) answers the original refund record and changes nothing; the same
+         *     outRefundNo with different parameters is 400004. Without an outRefundNo a repeated refund
+         *     finds the order already refunded (300004).
          */
         post: operations["refundOrder"];
         delete?: never;
@@ -482,6 +490,7 @@ export interface components {
         };
         /**
          * SuccessCode
+         * Format: int32
          * @description Envelope code of a successful call of the signed interface; always 0.
          * @constant
          */
@@ -523,10 +532,11 @@ export interface components {
         };
         /**
          * SignedErrorCode
-         * @description Envelope code of a failed request, from the error-code registry (openapi/errors.yaml). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300008 ORDER_SERVICE_NOT_STARTABLE: Service can start only for a paid (status 1) service-type order (sandbox control API). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used with different parameters; repeat the original parameters to get the original trade. 400003 TRADE_NOT_PAYABLE: The trade is not waiting for payment (it is paid, refunded or closed). 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0). 500004 CREDIT_APPLICATION_NOT_FOUND: The member-card credit application does not exist. 500005 CREDIT_APPLICATION_NOT_PENDING: The credit application has already been approved or rejected.
+         * Format: int32
+         * @description Envelope code of a failed request of the signed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used with different parameters; repeat the original parameters to get the original trade. 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0).
          * @enum {integer}
          */
-        SignedErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300008 | 400001 | 400002 | 400003 | 500001 | 500002 | 500003 | 500004 | 500005;
+        SignedErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300009 | 400001 | 400002 | 400004 | 500001 | 500002 | 500003;
         /**
          * ErrorEnvelope
          * @description Envelope of a failed call of the signed interface. `code` is one of the registry's codes
@@ -537,9 +547,21 @@ export interface components {
             code: components["schemas"]["SignedErrorCode"];
             /** @description Human-readable reason, naming the field or header at fault. */
             msg: string;
-            /** @description Always null on failure. */
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
             data: null;
         };
+        /**
+         * SyncCustomerError
+         * @description Error envelope of syncCustomer: the interface's envelope with only the codes syncCustomer can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        SyncCustomerError: {
+            /**
+             * Format: int32
+             * @description The codes syncCustomer can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * OrderType
          * Format: int32
@@ -619,6 +641,18 @@ export interface components {
             data: components["schemas"]["Int64Id"];
         };
         /**
+         * CreateOrderError
+         * @description Error envelope of createOrder: the interface's envelope with only the codes createOrder can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        CreateOrderError: {
+            /**
+             * Format: int32
+             * @description The codes createOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND, 200004 STORE_DISABLED, 200005 CUSTOMER_NOT_FOUND, 300007 ORDER_AMOUNT_OUT_OF_RANGE.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300007;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+        /**
          * DateTime
          * Format: date-time
          * @description An ISO 8601 / RFC 3339 timestamp with a UTC offset, for example `2026-11-22T10:15:30+08:00`.
@@ -628,8 +662,12 @@ export interface components {
          * OrderStatus
          * Format: int32
          * @description Order status: 0 pending payment, 1 paid, 2 in service, 3 completed, 4 cancelled,
-         *     5 refunded. Moves (designed): 0→1 when the order's payment succeeds, 1→2 when service
-         *     starts, 1|2→3 by write-off of a service-type order, 0→4 by cancellation, 1→5 by refund.
+         *     5 refunded. Moves (designed): 0→1 when the order's payment succeeds; 1→2 when service
+         *     starts, which the platform side starts (no operation of this interface does it; the sandbox
+         *     does it through its control API); 1|2→3 by write-off of a service-type order (orderType 3),
+         *     from paid or in service; 0→4 by cancellation; 1→5 by refund. Any other move is refused
+         *     with its own code (300002 to 300006). An order whose totalAmount is 0 cannot be paid
+         *     (300009): it stays at 0 until cancelled.
          * @enum {integer}
          */
         OrderStatus: 0 | 1 | 2 | 3 | 4 | 5;
@@ -665,7 +703,7 @@ export interface components {
             /** @description Total in fen, the sum of price × quantity over the items. */
             totalAmount: components["schemas"]["Fen"];
             status: components["schemas"]["OrderStatus"];
-            /** @description The order lines. */
+            /** @description The order lines (at most 100, as at creation). */
             items: components["schemas"]["OrderItem"][];
             /** @description Note; null when none was given (designed). */
             remark: string | null;
@@ -685,6 +723,18 @@ export interface components {
             msg: components["schemas"]["SuccessMsg"];
             data: components["schemas"]["Order"];
         };
+        /**
+         * GetOrderError
+         * @description Error envelope of getOrder: the interface's envelope with only the codes getOrder can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        GetOrderError: {
+            /**
+             * Format: int32
+             * @description The codes getOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 300001;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * PayOrderRequest
          * @description Start payment of an order (designed): opens a cashier session for the order's totalAmount.
@@ -717,8 +767,10 @@ export interface components {
         /**
          * TradeNo
          * @description Platform trade number. The source returns it as a string and queries it as a "long"; the
-         *     contract makes it a string of 1 to 19 decimal digits in both places, so it never loses
-         *     precision (docs/decisions.md, "tradeNo string vs long").
+         *     contract makes it a string of decimal digits in both places, at most the int64 maximum
+         *     9223372036854775807 (what a "long" holds), so it never loses precision (docs/decisions.md,
+         *     "tradeNo string vs long"). The field is the source's; its representation as a digit string
+         *     in queries, the pattern and the length are designed (x-designed-rules).
          */
         TradeNo: string;
         /**
@@ -747,6 +799,18 @@ export interface components {
             data: components["schemas"]["OrderPayment"];
         };
         /**
+         * PayOrderError
+         * @description Error envelope of payOrder: the interface's envelope with only the codes payOrder can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        PayOrderError: {
+            /**
+             * Format: int32
+             * @description The codes payOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND, 300002 ORDER_NOT_PENDING_PAYMENT, 300009 ORDER_ZERO_AMOUNT.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 300001 | 300002 | 300009;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+        /**
          * CancelOrderRequest
          * @description Cancel an order (designed). Only an order pending payment (status 0) can be cancelled; its open trade, if any, is closed.
          */
@@ -756,6 +820,18 @@ export interface components {
             /** @description Why the order is cancelled. */
             reason?: string;
         };
+        /**
+         * CancelOrderError
+         * @description Error envelope of cancelOrder: the interface's envelope with only the codes cancelOrder can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        CancelOrderError: {
+            /**
+             * Format: int32
+             * @description The codes cancelOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND, 300003 ORDER_NOT_CANCELLABLE.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 300001 | 300003;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * OrderStatusRecord
          * @description One move of an order's status (designed). The first record is the creation (fromStatus null, toStatus 0).
@@ -778,9 +854,21 @@ export interface components {
         OrderStatusHistoryEnvelope: {
             code: components["schemas"]["SuccessCode"];
             msg: components["schemas"]["SuccessMsg"];
-            /** @description The order's status moves, oldest first. */
+            /** @description The order's status moves, oldest first; at most 4 (creation, then 0→1→2→3, the longest path of the state machine). */
             data: components["schemas"]["OrderStatusRecord"][];
         };
+        /**
+         * ListOrderStatusHistoryError
+         * @description Error envelope of listOrderStatusHistory: the interface's envelope with only the codes listOrderStatusHistory can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        ListOrderStatusHistoryError: {
+            /**
+             * Format: int32
+             * @description The codes listOrderStatusHistory can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 300001;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * RefundOrderRequest
          * @description Request a refund of a paid order (designed). The refund is of the whole totalAmount; partial refunds are not part of the contract.
@@ -788,7 +876,7 @@ export interface components {
         RefundOrderRequest: {
             /** @description Why the order is refunded. */
             reason: string;
-            /** @description The app's refund number, for its own records. */
+            /** @description The app's refund number and the refund's idempotency key, unique for the app; a repeat with the same parameters answers the original refund, with different parameters it is 400004. */
             outRefundNo?: string;
         };
         /**
@@ -796,7 +884,7 @@ export interface components {
          * @description Refund record (designed). The order moves to refunded (5) and its trade, if any, to REFUND.
          */
         Refund: {
-            /** @description Platform refund number, a string of digits like tradeNo. */
+            /** @description Platform refund number, a string of digits like tradeNo, at most the int64 maximum. */
             refundNo: string;
             /** @description Order id. */
             orderId: components["schemas"]["Int64Id"];
@@ -826,6 +914,18 @@ export interface components {
             data: components["schemas"]["Refund"];
         };
         /**
+         * RefundOrderError
+         * @description Error envelope of refundOrder: the interface's envelope with only the codes refundOrder can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        RefundOrderError: {
+            /**
+             * Format: int32
+             * @description The codes refundOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND, 300004 ORDER_NOT_REFUNDABLE, 400004 OUT_REFUND_NO_CONFLICT.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 300001 | 300004 | 400004;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+        /**
          * WriteOffOrderRequest
          * @description Write off (redeem) a service-type order at a store (designed). Moves a paid (1) or in-service (2) voucher-purchase order to completed (3).
          */
@@ -836,6 +936,18 @@ export interface components {
             remark?: string;
         };
         /**
+         * WriteOffOrderError
+         * @description Error envelope of writeOffOrder: the interface's envelope with only the codes writeOffOrder can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        WriteOffOrderError: {
+            /**
+             * Format: int32
+             * @description The codes writeOffOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND, 200004 STORE_DISABLED, 300001 ORDER_NOT_FOUND, 300005 ORDER_NOT_SERVICE_TYPE, 300006 ORDER_NOT_WRITE_OFFABLE.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200003 | 200004 | 300001 | 300005 | 300006;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+        /**
          * CreateCashierSessionRequest
          * @description Payment trade input. `outTradeNo` is the idempotency key: repeating a creation with the
          *     same outTradeNo and the same parameters returns the original tradeNo and cashierUrl; the
@@ -844,7 +956,7 @@ export interface components {
         CreateCashierSessionRequest: {
             /** @description Merchant id; the merchant must be authorised for the app. */
             merchantId: components["schemas"]["Int64Id"];
-            /** @description Merchant order number; idempotency key; globally unique. 1 to 64 characters of letters, digits, `_` and `-` (designed). */
+            /** @description Merchant order number; idempotency key; globally unique (read as unique for the app that sends it, designed; a repeat with the same parameters after defaults answers the original trade, with different ones 400002). 1 to 64 characters of letters, digits, `_` and `-` (designed). */
             outTradeNo: string;
             /**
              * Format: int32
@@ -896,6 +1008,18 @@ export interface components {
             data: components["schemas"]["CashierSession"];
         };
         /**
+         * CreateCashierSessionError
+         * @description Error envelope of createCashierSession: the interface's envelope with only the codes createCashierSession can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        CreateCashierSessionError: {
+            /**
+             * Format: int32
+             * @description The codes createCashierSession can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 400002 OUT_TRADE_NO_CONFLICT.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 400002;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+        /**
          * TradeStatus
          * @description Payment trade status: WAIT_BUYER_PAY (waiting for the user to pay), SUCCESS (paid),
          *     REFUND (refunded), CLOSED (closed by timeout or actively), UNKNOWN (unknown). Moves
@@ -932,6 +1056,18 @@ export interface components {
             msg: components["schemas"]["SuccessMsg"];
             data: components["schemas"]["PaymentTrade"];
         };
+        /**
+         * QueryPaymentError
+         * @description Error envelope of queryPayment: the interface's envelope with only the codes queryPayment can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        QueryPaymentError: {
+            /**
+             * Format: int32
+             * @description The codes queryPayment can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 400001 TRADE_NOT_FOUND.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 400001;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * PurchaseMemberCardRequest
          * @description Member-card purchase input.
@@ -973,6 +1109,18 @@ export interface components {
             data: components["schemas"]["MemberCardPurchaseResult"];
         };
         /**
+         * PurchaseMemberCardError
+         * @description Error envelope of purchaseMemberCard: the interface's envelope with only the codes purchaseMemberCard can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        PurchaseMemberCardError: {
+            /**
+             * Format: int32
+             * @description The codes purchaseMemberCard can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200005 CUSTOMER_NOT_FOUND, 500001 CARD_TEMPLATE_NOT_FOUND, 500002 CARD_TIER_NOT_FOUND, 500003 CARD_TIER_NOT_APPLICABLE.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200005 | 500001 | 500002 | 500003;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+        /**
          * CardType
          * Format: int32
          * @description Card type: 0 stored-value card, 1 times card, 2 time-period card.
@@ -1000,7 +1148,7 @@ export interface components {
             validDays: number;
             /** @description Description. */
             description: string;
-            /** @description List of benefit texts. */
+            /** @description List of benefit texts (at most 50, designed). */
             benefits: string[];
         };
         /**
@@ -1008,7 +1156,7 @@ export interface components {
          * @description A page of card templates.
          */
         CardTemplatePage: {
-            /** @description The items of this page. */
+            /** @description The items of this page (at most the largest page size, 100). */
             list: components["schemas"]["CardTemplate"][];
             /**
              * Format: int64
@@ -1035,6 +1183,18 @@ export interface components {
             msg: components["schemas"]["SuccessMsg"];
             data: components["schemas"]["CardTemplatePage"];
         };
+        /**
+         * ListCardTemplatesError
+         * @description Error envelope of listCardTemplates: the interface's envelope with only the codes listCardTemplates can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        ListCardTemplatesError: {
+            /**
+             * Format: int32
+             * @description The codes listCardTemplates can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * MerchantListItem
          * @description Merchant (signed-variant list item).
@@ -1064,7 +1224,7 @@ export interface components {
          * @description A page of merchants. This list answers `page`/`size` where the other lists answer `pageNo`/`pageSize` (as the source says; docs/decisions.md).
          */
         MerchantPage: {
-            /** @description The items of this page. */
+            /** @description The items of this page (at most the largest page size, 100). */
             list: components["schemas"]["MerchantListItem"][];
             /**
              * Format: int64
@@ -1091,6 +1251,18 @@ export interface components {
             msg: components["schemas"]["SuccessMsg"];
             data: components["schemas"]["MerchantPage"];
         };
+        /**
+         * ListMerchantsError
+         * @description Error envelope of listMerchants: the interface's envelope with only the codes listMerchants can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        ListMerchantsError: {
+            /**
+             * Format: int32
+             * @description The codes listMerchants can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100007 MERCHANT_MODULE_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * MerchantDetail
          * @description Merchant (detail).
@@ -1139,6 +1311,18 @@ export interface components {
             data: components["schemas"]["MerchantDetail"];
         };
         /**
+         * GetMerchantError
+         * @description Error envelope of getMerchant: the interface's envelope with only the codes getMerchant can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        GetMerchantError: {
+            /**
+             * Format: int32
+             * @description The codes getMerchant can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100007 MERCHANT_MODULE_FORBIDDEN, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+        /**
          * Latitude
          * Format: double
          * @description Latitude in decimal degrees (WGS-84 assumed; the source names no datum).
@@ -1181,7 +1365,7 @@ export interface components {
          * @description A page of stores.
          */
         StorePage: {
-            /** @description The items of this page. */
+            /** @description The items of this page (at most the largest page size, 100). */
             list: components["schemas"]["Store"][];
             /**
              * Format: int64
@@ -1208,6 +1392,18 @@ export interface components {
             msg: components["schemas"]["SuccessMsg"];
             data: components["schemas"]["StorePage"];
         };
+        /**
+         * ListStoresError
+         * @description Error envelope of listStores: the interface's envelope with only the codes listStores can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        ListStoresError: {
+            /**
+             * Format: int32
+             * @description The codes listStores can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * NearbyStore
          * @description A store with its distance from the queried point (designed).
@@ -1237,7 +1433,7 @@ export interface components {
          * @description A page of stores ordered by distance from the given point, nearest first.
          */
         NearbyStorePage: {
-            /** @description The items of this page. */
+            /** @description The items of this page (at most the largest page size, 100). */
             list: components["schemas"]["NearbyStore"][];
             /**
              * Format: int64
@@ -1264,6 +1460,18 @@ export interface components {
             msg: components["schemas"]["SuccessMsg"];
             data: components["schemas"]["NearbyStorePage"];
         };
+        /**
+         * ListNearbyStoresError
+         * @description Error envelope of listNearbyStores: the interface's envelope with only the codes listNearbyStores can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        ListNearbyStoresError: {
+            /**
+             * Format: int32
+             * @description The codes listNearbyStores can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * StoreDetail
          * @description Store detail (designed; the source does not show its fields). The list item's fields plus location and description.
@@ -1305,6 +1513,18 @@ export interface components {
             data: components["schemas"]["StoreDetail"];
         };
         /**
+         * GetStoreError
+         * @description Error envelope of getStore: the interface's envelope with only the codes getStore can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        GetStoreError: {
+            /**
+             * Format: int32
+             * @description The codes getStore can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200003;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+        /**
          * BusinessDay
          * @description Opening periods of one weekday (designed). A closed day has no periods.
          */
@@ -1345,6 +1565,18 @@ export interface components {
             msg: components["schemas"]["SuccessMsg"];
             data: components["schemas"]["BusinessHours"];
         };
+        /**
+         * GetStoreBusinessHoursError
+         * @description Error envelope of getStoreBusinessHours: the interface's envelope with only the codes getStoreBusinessHours can return. The 200 response admits it beside the success envelope, told apart by `code`.
+         */
+        GetStoreBusinessHoursError: {
+            /**
+             * Format: int32
+             * @description The codes getStoreBusinessHours can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND.
+             * @enum {integer}
+             */
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200003;
+        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * EventId
          * @description Callback event id; the same on every delivery attempt of one event, so receivers dedupe on it.
@@ -1440,91 +1672,1132 @@ export interface components {
                 appUserId: components["schemas"]["Int64Id"];
                 /** @description When the merchant rejected. */
                 reviewTime: components["schemas"]["DateTime"];
-                /** @description The merchant's reason. */
+                /** @description The merchant's reason (1 to 256 characters, as the review takes it). */
                 reason: string;
             };
         };
     };
     responses: {
-        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED), 300007 (ORDER_AMOUNT_OUT_OF_RANGE), 500003 (CARD_TIER_NOT_APPLICABLE). The envelope code is authoritative; a server may also answer these with HTTP 200. */
-        BadRequest: {
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        SyncCustomerBadRequest: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes syncCustomer answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 401. The envelope code says what failed: 100001 (SIGNATURE_HEADER_MISSING), 100002 (APP_KEY_UNKNOWN), 100003 (SIGNATURE_MISMATCH), 100004 (TIMESTAMP_OUT_OF_WINDOW), 100005 (NONCE_REUSED), 100010 (TIMESTAMP_MALFORMED), 100011 (NONCE_MALFORMED), 100012 (SIGNATURE_MALFORMED). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 401. The envelope code says what failed: 100001 (SIGNATURE_HEADER_MISSING), 100002 (APP_KEY_UNKNOWN), 100003 (SIGNATURE_MISMATCH), 100004 (TIMESTAMP_OUT_OF_WINDOW), 100005 (NONCE_REUSED), 100010 (TIMESTAMP_MALFORMED), 100011 (NONCE_MALFORMED), 100012 (SIGNATURE_MALFORMED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes every operation answers with HTTP 401: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED.
+                     * @enum {integer}
+                     */
+                    code: 100001 | 100002 | 100003 | 100004 | 100005 | 100010 | 100011 | 100012;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 413. The envelope code says what failed: 100013 (BODY_TOO_LARGE). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 413. The envelope code says what failed: 100013 (BODY_TOO_LARGE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes every operation answers with HTTP 413: 100013 BODY_TOO_LARGE.
+                     * @enum {integer}
+                     */
+                    code: 100013;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 415. The envelope code says what failed: 100014 (UNSUPPORTED_MEDIA_TYPE). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 415. The envelope code says what failed: 100014 (UNSUPPORTED_MEDIA_TYPE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes every operation answers with HTTP 415: 100014 UNSUPPORTED_MEDIA_TYPE.
+                     * @enum {integer}
+                     */
+                    code: 100014;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 429. The envelope code says what failed: 100006 (RATE_LIMITED). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 429. The envelope code says what failed: 100006 (RATE_LIMITED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         TooManyRequests: {
             headers: {
+                /** @description Seconds to wait before the next request (RFC 9110 section 10.2.3, delay-seconds form). */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes every operation answers with HTTP 429: 100006 RATE_LIMITED.
+                     * @enum {integer}
+                     */
+                    code: 100006;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 500. The envelope code says what failed: 100099 (INTERNAL_ERROR). The envelope code is authoritative; a server may also answer these with HTTP 200. */
+        /** @description HTTP 500. The envelope code says what failed: 100099 (INTERNAL_ERROR). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes every operation answers with HTTP 500: 100099 INTERNAL_ERROR.
+                     * @enum {integer}
+                     */
+                    code: 100099;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 403. The envelope code says what failed: 100007 (MERCHANT_MODULE_FORBIDDEN), 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200. */
-        Forbidden: {
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED), 300007 (ORDER_AMOUNT_OUT_OF_RANGE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CreateOrderBadRequest: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes createOrder answers with HTTP 400: 100009 VALIDATION_FAILED, 300007 ORDER_AMOUNT_OUT_OF_RANGE.
+                     * @enum {integer}
+                     */
+                    code: 100009 | 300007;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 404. The envelope code says what failed: 100015 (PATH_NOT_FOUND), 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND), 200005 (CUSTOMER_NOT_FOUND), 300001 (ORDER_NOT_FOUND), 400001 (TRADE_NOT_FOUND), 500001 (CARD_TEMPLATE_NOT_FOUND), 500002 (CARD_TIER_NOT_FOUND), 500004 (CREDIT_APPLICATION_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200. */
-        NotFound: {
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CreateOrderForbidden: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes createOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 200004 (STORE_DISABLED), 300002 (ORDER_NOT_PENDING_PAYMENT), 300003 (ORDER_NOT_CANCELLABLE), 300004 (ORDER_NOT_REFUNDABLE), 300005 (ORDER_NOT_SERVICE_TYPE), 300006 (ORDER_NOT_WRITE_OFFABLE), 300008 (ORDER_SERVICE_NOT_STARTABLE), 400002 (OUT_TRADE_NO_CONFLICT), 400003 (TRADE_NOT_PAYABLE), 500005 (CREDIT_APPLICATION_NOT_PENDING). The envelope code is authoritative; a server may also answer these with HTTP 200. */
-        Conflict: {
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND), 200005 (CUSTOMER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CreateOrderNotFound: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes createOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND, 200005 CUSTOMER_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 200003 | 200005;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 200004 (STORE_DISABLED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CreateOrderConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes createOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 200004 STORE_DISABLED.
+                     * @enum {integer}
+                     */
+                    code: 200002 | 200004;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetOrderBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetOrderForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetOrderNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 300001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetOrderConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE.
+                     * @enum {integer}
+                     */
+                    code: 200002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        PayOrderBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes payOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        PayOrderForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes payOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        PayOrderNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes payOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 300001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 300002 (ORDER_NOT_PENDING_PAYMENT), 300009 (ORDER_ZERO_AMOUNT). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        PayOrderConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes payOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 300002 ORDER_NOT_PENDING_PAYMENT, 300009 ORDER_ZERO_AMOUNT.
+                     * @enum {integer}
+                     */
+                    code: 200002 | 300002 | 300009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CancelOrderBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes cancelOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CancelOrderForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes cancelOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CancelOrderNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes cancelOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 300001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 300003 (ORDER_NOT_CANCELLABLE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CancelOrderConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes cancelOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 300003 ORDER_NOT_CANCELLABLE.
+                     * @enum {integer}
+                     */
+                    code: 200002 | 300003;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListOrderStatusHistoryBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listOrderStatusHistory answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListOrderStatusHistoryForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listOrderStatusHistory answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListOrderStatusHistoryNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listOrderStatusHistory answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 300001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListOrderStatusHistoryConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listOrderStatusHistory answers with HTTP 409: 200002 MERCHANT_OFFLINE.
+                     * @enum {integer}
+                     */
+                    code: 200002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        RefundOrderBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes refundOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        RefundOrderForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes refundOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        RefundOrderNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes refundOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 300001 ORDER_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 300001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 300004 (ORDER_NOT_REFUNDABLE), 400004 (OUT_REFUND_NO_CONFLICT). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        RefundOrderConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes refundOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 300004 ORDER_NOT_REFUNDABLE, 400004 OUT_REFUND_NO_CONFLICT.
+                     * @enum {integer}
+                     */
+                    code: 200002 | 300004 | 400004;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        WriteOffOrderBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes writeOffOrder answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        WriteOffOrderForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes writeOffOrder answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        WriteOffOrderNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes writeOffOrder answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND, 300001 ORDER_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 200003 | 300001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 200004 (STORE_DISABLED), 300005 (ORDER_NOT_SERVICE_TYPE), 300006 (ORDER_NOT_WRITE_OFFABLE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        WriteOffOrderConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes writeOffOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 200004 STORE_DISABLED, 300005 ORDER_NOT_SERVICE_TYPE, 300006 ORDER_NOT_WRITE_OFFABLE.
+                     * @enum {integer}
+                     */
+                    code: 200002 | 200004 | 300005 | 300006;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CreateCashierSessionBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes createCashierSession answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CreateCashierSessionForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes createCashierSession answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CreateCashierSessionNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes createCashierSession answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 400002 (OUT_TRADE_NO_CONFLICT). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        CreateCashierSessionConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes createCashierSession answers with HTTP 409: 200002 MERCHANT_OFFLINE, 400002 OUT_TRADE_NO_CONFLICT.
+                     * @enum {integer}
+                     */
+                    code: 200002 | 400002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        QueryPaymentBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes queryPayment answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 400001 (TRADE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        QueryPaymentNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes queryPayment answers with HTTP 404: 400001 TRADE_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 400001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED), 500003 (CARD_TIER_NOT_APPLICABLE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        PurchaseMemberCardBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes purchaseMemberCard answers with HTTP 400: 100009 VALIDATION_FAILED, 500003 CARD_TIER_NOT_APPLICABLE.
+                     * @enum {integer}
+                     */
+                    code: 100009 | 500003;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        PurchaseMemberCardForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes purchaseMemberCard answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200005 (CUSTOMER_NOT_FOUND), 500001 (CARD_TEMPLATE_NOT_FOUND), 500002 (CARD_TIER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        PurchaseMemberCardNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes purchaseMemberCard answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200005 CUSTOMER_NOT_FOUND, 500001 CARD_TEMPLATE_NOT_FOUND, 500002 CARD_TIER_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 200005 | 500001 | 500002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        PurchaseMemberCardConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes purchaseMemberCard answers with HTTP 409: 200002 MERCHANT_OFFLINE.
+                     * @enum {integer}
+                     */
+                    code: 200002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListCardTemplatesBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listCardTemplates answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListCardTemplatesForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listCardTemplates answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListCardTemplatesNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listCardTemplates answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListCardTemplatesConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listCardTemplates answers with HTTP 409: 200002 MERCHANT_OFFLINE.
+                     * @enum {integer}
+                     */
+                    code: 200002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListMerchantsBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listMerchants answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100007 (MERCHANT_MODULE_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListMerchantsForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listMerchants answers with HTTP 403: 100007 MERCHANT_MODULE_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100007;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetMerchantBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getMerchant answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100007 (MERCHANT_MODULE_FORBIDDEN), 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetMerchantForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getMerchant answers with HTTP 403: 100007 MERCHANT_MODULE_FORBIDDEN, 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100007 | 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetMerchantNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getMerchant answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetMerchantConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getMerchant answers with HTTP 409: 200002 MERCHANT_OFFLINE.
+                     * @enum {integer}
+                     */
+                    code: 200002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListStoresBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listStores answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListStoresForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listStores answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListStoresNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listStores answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListStoresConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listStores answers with HTTP 409: 200002 MERCHANT_OFFLINE.
+                     * @enum {integer}
+                     */
+                    code: 200002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListNearbyStoresBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listNearbyStores answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListNearbyStoresForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listNearbyStores answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListNearbyStoresNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listNearbyStores answers with HTTP 404: 200001 MERCHANT_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        ListNearbyStoresConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes listNearbyStores answers with HTTP 409: 200002 MERCHANT_OFFLINE.
+                     * @enum {integer}
+                     */
+                    code: 200002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetStoreBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getStore answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetStoreForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getStore answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetStoreNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getStore answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 200003;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetStoreConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getStore answers with HTTP 409: 200002 MERCHANT_OFFLINE.
+                     * @enum {integer}
+                     */
+                    code: 200002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetStoreBusinessHoursBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getStoreBusinessHours answers with HTTP 400: 100009 VALIDATION_FAILED.
+                     * @enum {integer}
+                     */
+                    code: 100009;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetStoreBusinessHoursForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getStoreBusinessHours answers with HTTP 403: 100008 MERCHANT_DATA_FORBIDDEN.
+                     * @enum {integer}
+                     */
+                    code: 100008;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetStoreBusinessHoursNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getStoreBusinessHours answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND.
+                     * @enum {integer}
+                     */
+                    code: 200001 | 200003;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            };
+        };
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        GetStoreBusinessHoursConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The codes getStoreBusinessHours answers with HTTP 409: 200002 MERCHANT_OFFLINE.
+                     * @enum {integer}
+                     */
+                    code: 200002;
+                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
         /**
@@ -1587,7 +2860,7 @@ export interface components {
         RadiusQuery: number;
         /** @description Store id. */
         StoreIdPath: components["schemas"]["Int64Id"];
-        /** @description The receiving app's key. */
+        /** @description The receiving app's key (at most 128 characters, designed). */
         CallbackAppKeyHeader: string;
         /** @description Unix time in seconds of this delivery attempt, 10 digits; fresh on every attempt. */
         CallbackTimestampHeader: string;
@@ -1621,10 +2894,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerSyncResultEnvelope"];
+                    "application/json": components["schemas"]["CustomerSyncResultEnvelope"] | components["schemas"]["SyncCustomerError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["SyncCustomerBadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1651,14 +2924,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrderIdEnvelope"];
+                    "application/json": components["schemas"]["OrderIdEnvelope"] | components["schemas"]["CreateOrderError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["CreateOrderBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["CreateOrderForbidden"];
+            404: components["responses"]["CreateOrderNotFound"];
+            409: components["responses"]["CreateOrderConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1686,14 +2959,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrderEnvelope"];
+                    "application/json": components["schemas"]["OrderEnvelope"] | components["schemas"]["GetOrderError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["GetOrderBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["GetOrderForbidden"];
+            404: components["responses"]["GetOrderNotFound"];
+            409: components["responses"]["GetOrderConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1720,14 +2995,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrderPaymentEnvelope"];
+                    "application/json": components["schemas"]["OrderPaymentEnvelope"] | components["schemas"]["PayOrderError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["PayOrderBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["PayOrderForbidden"];
+            404: components["responses"]["PayOrderNotFound"];
+            409: components["responses"]["PayOrderConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1756,14 +3031,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrderEnvelope"];
+                    "application/json": components["schemas"]["OrderEnvelope"] | components["schemas"]["CancelOrderError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["CancelOrderBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["CancelOrderForbidden"];
+            404: components["responses"]["CancelOrderNotFound"];
+            409: components["responses"]["CancelOrderConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1791,14 +3066,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrderStatusHistoryEnvelope"];
+                    "application/json": components["schemas"]["OrderStatusHistoryEnvelope"] | components["schemas"]["ListOrderStatusHistoryError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["ListOrderStatusHistoryBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["ListOrderStatusHistoryForbidden"];
+            404: components["responses"]["ListOrderStatusHistoryNotFound"];
+            409: components["responses"]["ListOrderStatusHistoryConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1828,14 +3105,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefundEnvelope"];
+                    "application/json": components["schemas"]["RefundEnvelope"] | components["schemas"]["RefundOrderError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["RefundOrderBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["RefundOrderForbidden"];
+            404: components["responses"]["RefundOrderNotFound"];
+            409: components["responses"]["RefundOrderConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1867,14 +3144,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrderEnvelope"];
+                    "application/json": components["schemas"]["OrderEnvelope"] | components["schemas"]["WriteOffOrderError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["WriteOffOrderBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["WriteOffOrderForbidden"];
+            404: components["responses"]["WriteOffOrderNotFound"];
+            409: components["responses"]["WriteOffOrderConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1900,14 +3177,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CashierSessionEnvelope"];
+                    "application/json": components["schemas"]["CashierSessionEnvelope"] | components["schemas"]["CreateCashierSessionError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["CreateCashierSessionBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["CreateCashierSessionForbidden"];
+            404: components["responses"]["CreateCashierSessionNotFound"];
+            409: components["responses"]["CreateCashierSessionConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1932,13 +3209,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentTradeEnvelope"];
+                    "application/json": components["schemas"]["PaymentTradeEnvelope"] | components["schemas"]["QueryPaymentError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["QueryPaymentBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["QueryPaymentNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1962,14 +3240,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemberCardPurchaseResultEnvelope"];
+                    "application/json": components["schemas"]["MemberCardPurchaseResultEnvelope"] | components["schemas"]["PurchaseMemberCardError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["PurchaseMemberCardBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["PurchaseMemberCardForbidden"];
+            404: components["responses"]["PurchaseMemberCardNotFound"];
+            409: components["responses"]["PurchaseMemberCardConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1998,14 +3276,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CardTemplatePageEnvelope"];
+                    "application/json": components["schemas"]["CardTemplatePageEnvelope"] | components["schemas"]["ListCardTemplatesError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["ListCardTemplatesBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["ListCardTemplatesForbidden"];
+            404: components["responses"]["ListCardTemplatesNotFound"];
+            409: components["responses"]["ListCardTemplatesConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2038,12 +3318,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MerchantPageEnvelope"];
+                    "application/json": components["schemas"]["MerchantPageEnvelope"] | components["schemas"]["ListMerchantsError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["ListMerchantsBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ListMerchantsForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2066,14 +3348,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MerchantDetailEnvelope"];
+                    "application/json": components["schemas"]["MerchantDetailEnvelope"] | components["schemas"]["GetMerchantError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["GetMerchantBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["GetMerchantForbidden"];
+            404: components["responses"]["GetMerchantNotFound"];
+            409: components["responses"]["GetMerchantConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2102,14 +3386,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorePageEnvelope"];
+                    "application/json": components["schemas"]["StorePageEnvelope"] | components["schemas"]["ListStoresError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["ListStoresBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["ListStoresForbidden"];
+            404: components["responses"]["ListStoresNotFound"];
+            409: components["responses"]["ListStoresConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2142,14 +3428,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NearbyStorePageEnvelope"];
+                    "application/json": components["schemas"]["NearbyStorePageEnvelope"] | components["schemas"]["ListNearbyStoresError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["ListNearbyStoresBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["ListNearbyStoresForbidden"];
+            404: components["responses"]["ListNearbyStoresNotFound"];
+            409: components["responses"]["ListNearbyStoresConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2172,14 +3460,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StoreDetailEnvelope"];
+                    "application/json": components["schemas"]["StoreDetailEnvelope"] | components["schemas"]["GetStoreError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["GetStoreBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["GetStoreForbidden"];
+            404: components["responses"]["GetStoreNotFound"];
+            409: components["responses"]["GetStoreConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2202,14 +3492,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BusinessHoursEnvelope"];
+                    "application/json": components["schemas"]["BusinessHoursEnvelope"] | components["schemas"]["GetStoreBusinessHoursError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["GetStoreBusinessHoursBadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            403: components["responses"]["GetStoreBusinessHoursForbidden"];
+            404: components["responses"]["GetStoreBusinessHoursNotFound"];
+            409: components["responses"]["GetStoreBusinessHoursConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2218,7 +3510,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The receiving app's key. */
+                /** @description The receiving app's key (at most 128 characters, designed). */
                 "X-App-Key": components["parameters"]["CallbackAppKeyHeader"];
                 /** @description Unix time in seconds of this delivery attempt, 10 digits; fresh on every attempt. */
                 "X-Timestamp": components["parameters"]["CallbackTimestampHeader"];
@@ -2236,7 +3528,7 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["CallbackAcknowledged"];
+            "2XX": components["responses"]["CallbackAcknowledged"];
             "4XX": components["responses"]["CallbackNotAcknowledged"];
             default: components["responses"]["CallbackNotAcknowledged"];
         };
@@ -2245,7 +3537,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The receiving app's key. */
+                /** @description The receiving app's key (at most 128 characters, designed). */
                 "X-App-Key": components["parameters"]["CallbackAppKeyHeader"];
                 /** @description Unix time in seconds of this delivery attempt, 10 digits; fresh on every attempt. */
                 "X-Timestamp": components["parameters"]["CallbackTimestampHeader"];
@@ -2263,7 +3555,7 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["CallbackAcknowledged"];
+            "2XX": components["responses"]["CallbackAcknowledged"];
             "4XX": components["responses"]["CallbackNotAcknowledged"];
             default: components["responses"]["CallbackNotAcknowledged"];
         };
@@ -2272,7 +3564,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The receiving app's key. */
+                /** @description The receiving app's key (at most 128 characters, designed). */
                 "X-App-Key": components["parameters"]["CallbackAppKeyHeader"];
                 /** @description Unix time in seconds of this delivery attempt, 10 digits; fresh on every attempt. */
                 "X-Timestamp": components["parameters"]["CallbackTimestampHeader"];
@@ -2290,9 +3582,12 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["CallbackAcknowledged"];
+            "2XX": components["responses"]["CallbackAcknowledged"];
             "4XX": components["responses"]["CallbackNotAcknowledged"];
             default: components["responses"]["CallbackNotAcknowledged"];
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

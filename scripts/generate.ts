@@ -1,13 +1,14 @@
 // npm run generate        writes generated/ and the registry-driven parts of openapi/
 // npm run generate:check  renders the same in memory and fails when a committed file differs
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 import { bundledWorkflows } from "./lib/arazzo.js";
 import { bundleSpec } from "./lib/bundle.js";
-import { errorCodesModule, errorsMarkdown, specErrorFiles } from "./lib/error-artifacts.js";
+import { errorCodesModule, errorsMarkdown, specErrorFiles, YAML_HEADER as REGISTRY_HEADER } from "./lib/error-artifacts.js";
 import { readErrorRegistry } from "./lib/error-registry.js";
+import { operationIdsOf, withOperationErrors } from "./lib/operation-responses.js";
 import { operationsModule } from "./lib/operations.js";
 import { typesFor } from "./lib/types.js";
 
@@ -33,8 +34,48 @@ function emit(relPath: string, content: string): void {
   console.log(`wrote ${relPath}`);
 }
 
+function remove(relPath: string): void {
+  if (check) {
+    stale.push(`${relPath} (no longer generated)`);
+    return;
+  }
+  rmSync(join(root, relPath));
+  console.log(`removed ${relPath}`);
+}
+
+const pathFiles = (variant: string) => {
+  const dir = join("openapi", variant, "paths");
+  return readdirSync(join(root, dir)).filter((name) => name.endsWith(".yaml")).sort().map((name) => join(dir, name));
+};
+
 const registry = readErrorRegistry(join(root, "openapi/errors.yaml"));
-for (const [rel, content] of specErrorFiles(registry)) emit(join("openapi", rel), content);
+const operationIds = {
+  signed: pathFiles("signed").flatMap((file) => operationIdsOf(readFileSync(join(root, file), "utf8"))),
+  keyed: pathFiles("keyed").flatMap((file) => operationIdsOf(readFileSync(join(root, file), "utf8"))),
+};
+const { files: errorFiles, operations: operationErrors } = specErrorFiles(registry, operationIds);
+for (const [rel, content] of errorFiles) emit(join("openapi", rel), content);
+// A registry-generated component that the registry no longer produces is removed.
+for (const variant of SPECS) {
+  for (const kind of ["schemas", "responses"]) {
+    const dir = join("openapi", variant, "components", kind);
+    if (!existsSync(join(root, dir))) continue;
+    for (const name of readdirSync(join(root, dir))) {
+      const rel = join(dir, name);
+      if (!errorFiles.has(join(variant, "components", kind, name)) && readFileSync(join(root, rel), "utf8").startsWith(REGISTRY_HEADER)) remove(rel);
+    }
+  }
+}
+for (const variant of ["signed", "keyed"] as const) {
+  for (const file of pathFiles(variant)) {
+    const text = readFileSync(join(root, file), "utf8");
+    emit(file, withOperationErrors(text, (id) => {
+      const errors = operationErrors.get(`${variant}:${id}`);
+      if (!errors) throw new Error(`${file}: operation ${id} is unknown to the registry`);
+      return errors;
+    }));
+  }
+}
 emit("generated/error-codes.ts", errorCodesModule(registry));
 emit("docs/errors.md", errorsMarkdown(registry));
 
@@ -48,7 +89,9 @@ for (const name of SPECS) {
   if (!existsSync(rootFile)) continue;
   const bundled = bundleSpec(rootFile);
   emit(`generated/${name}.openapi.json`, JSON.stringify(bundled, null, 2) + "\n");
-  emit(`generated/${name}.openapi.yaml`, YAML_HEADER + stringify(bundled, { lineWidth: 0 }));
+  // Written under the YAML 1.1 schema: every string a 1.1 loader (PyYAML, js-yaml) would read as
+  // something else (a date-time, yes/no, 0777, 1:20) is quoted; YAML 1.2 loaders read the same values.
+  emit(`generated/${name}.openapi.yaml`, YAML_HEADER + stringify(bundled, { lineWidth: 0, version: "1.1" }));
   emit(`generated/${name}.ts`, await typesFor(bundled, TS_HEADER));
   const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   emit(`generated/${name}.operations.ts`, operationsModule(bundled, `${camel}Operations`, TS_HEADER));

@@ -1,7 +1,7 @@
 // Renders what the registry feeds: the spec's error-code schemas and error responses,
 // and the TypeScript table in generated/error-codes.ts.
 import { stringify } from "yaml";
-import type { ErrorEntry, ErrorRegistry } from "./error-registry.js";
+import { codesOf, publicCodes, unknownOperations, type ErrorEntry, type ErrorRegistry, type Variant } from "./error-registry.js";
 
 export const YAML_HEADER =
   "# Generated from openapi/errors.yaml by scripts/generate.ts. Do not edit: change the registry and run npm run generate.\n";
@@ -25,21 +25,55 @@ export function responseNameForStatus(status: number): string {
   return name;
 }
 
-function codeSchema(entries: ErrorEntry[], variant: "signed" | "keyed"): string {
-  const schema = {
-    title: variant === "signed" ? "SignedErrorCode" : "KeyedErrorCode",
-    description:
-      "Envelope code of a failed request, from the error-code registry (openapi/errors.yaml). " +
-      entries.map((e) => `${e.code} ${e.name}: ${e.meaning}`).join(" "),
-    type: "integer",
+const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
+
+/** The enum of codes with its marks: names, meanings and where each code comes from (docs/extensions.md). */
+function codeEnum(entries: readonly ErrorEntry[]) {
+  return {
     enum: entries.map((e) => e.code),
     "x-enum-varnames": entries.map((e) => e.name),
     "x-enum-descriptions": entries.map((e) => e.meaning),
+    "x-enum-sources": entries.map((e) => e.source),
+  };
+}
+
+function codeSchema(title: string, entries: ErrorEntry[], scope: string): string {
+  const schema = {
+    title,
+    description:
+      `Envelope code of a failed request ${scope}, from the error-code registry (openapi/errors.yaml; docs/errors.md). ` +
+      entries.map((e) => `${e.code} ${e.name}: ${e.meaning}`).join(" "),
+    type: "integer",
+    format: "int32",
+    ...codeEnum(entries),
   };
   return YAML_HEADER + stringify(schema, { lineWidth: 0 });
 }
 
-function errorResponse(status: number, entries: ErrorEntry[], variant: "signed" | "keyed"): string {
+/** An error envelope narrowed to some codes: the interface's envelope, with `code` limited to them. */
+function narrowedEnvelope(envelopeRef: string, entries: readonly ErrorEntry[], what: string) {
+  return {
+    allOf: [{ $ref: envelopeRef }],
+    required: ["code"],
+    properties: {
+      code: {
+        type: "integer",
+        format: "int32",
+        description: `The codes ${what}: ${entries.map((e) => `${e.code} ${e.name}`).join(", ")}.`,
+        ...codeEnum(entries),
+      },
+    },
+  };
+}
+
+const RETRY_AFTER = {
+  "Retry-After": {
+    description: "Seconds to wait before the next request (RFC 9110 section 10.2.3, delay-seconds form).",
+    schema: { type: "integer", format: "int32", minimum: 1, maximum: 86400 },
+  },
+};
+
+function errorResponse(status: number, entries: ErrorEntry[], variant: Variant, whose: string): Record<string, unknown> {
   const msgField = variant === "signed" ? "msg" : "message";
   const examples: Record<string, unknown> = {};
   for (const entry of entries) {
@@ -48,35 +82,86 @@ function errorResponse(status: number, entries: ErrorEntry[], variant: "signed" 
       value: { code: entry.code, [msgField]: entry.meaning, data: null },
     };
   }
-  const response = {
+  return {
     description:
       `HTTP ${status}. The envelope code says what failed: ` +
       entries.map((e) => `${e.code} (${e.name})`).join(", ") +
-      ". The envelope code is authoritative; a server may also answer these with HTTP 200.",
+      ". The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too.",
+    // The HTTP status of each code is designed (the source shows none); x-enum-sources says which codes are.
+    "x-source": "designed",
+    ...(status === 429 && { headers: RETRY_AFTER }),
     content: {
       "application/json": {
-        schema: { $ref: "../schemas/ErrorEnvelope.yaml" },
+        schema: narrowedEnvelope("../schemas/ErrorEnvelope.yaml", entries, `${whose} answers with HTTP ${status}`),
         examples,
       },
     },
   };
-  return YAML_HEADER + stringify(response, { lineWidth: 0 });
 }
 
-/** Files under openapi/ that are rendered from the registry, keyed by path relative to openapi/. */
-export function specErrorFiles(registry: ErrorRegistry): Map<string, string> {
+/** What the generator writes for one operation: its error envelope and its error responses by status. */
+export interface OperationErrors {
+  operationId: string;
+  /** Component name of the operation's error envelope (the 200 response's error alternative). */
+  envelope: string;
+  /** Response component name by HTTP status. */
+  responses: Map<number, string>;
+}
+
+/**
+ * Files under openapi/ rendered from the registry, keyed by path relative to openapi/, and
+ * each operation's error components (keyed "variant:operationId"). A response with the same
+ * codes for every operation that has its status is shared (Unauthorized, TooManyRequests, …);
+ * the others are per operation (GetOrderNotFound).
+ */
+export function specErrorFiles(registry: ErrorRegistry, operationIds: Record<Variant, string[]>): { files: Map<string, string>; operations: Map<string, OperationErrors> } {
   const files = new Map<string, string>();
+  const operations = new Map<string, OperationErrors>();
   for (const variant of ["signed", "keyed"] as const) {
     const entries = registry[variant];
+    const ids = operationIds[variant];
+    const unknown = unknownOperations(entries, new Set(ids));
+    if (unknown.length > 0) throw new Error(`errors.yaml: appliesTo names operations the ${variant} spec does not have: ${unknown.join("; ")}`);
     const schemaName = variant === "signed" ? "SignedErrorCode" : "KeyedErrorCode";
-    files.set(`${variant}/components/schemas/${schemaName}.yaml`, codeSchema(entries, variant));
-    const byStatus = new Map<number, ErrorEntry[]>();
-    for (const entry of entries) byStatus.set(entry.http, [...(byStatus.get(entry.http) ?? []), entry]);
-    for (const [status, group] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-      files.set(`${variant}/components/responses/${responseNameForStatus(status)}.yaml`, errorResponse(status, group, variant));
+    files.set(`${variant}/components/schemas/${schemaName}.yaml`, codeSchema(schemaName, publicCodes(entries), `of the ${variant} interface`));
+    if (variant === "signed") {
+      files.set(
+        "sandbox-control/components/schemas/ControlErrorCode.yaml",
+        codeSchema("ControlErrorCode", entries, "of the sandbox's control API (the signed interface's registry, control-only codes included)"),
+      );
+    }
+
+    const byOperation = new Map(ids.map((id) => [id, codesOf(entries, variant, id)]));
+    const byStatus = new Map<number, Map<string, ErrorEntry[]>>(); // status → operationId → codes
+    for (const [id, codes] of byOperation) {
+      if (codes.length === 0) throw new Error(`errors.yaml: operation ${id} can return no error code`);
+      for (const entry of codes) {
+        const perOp = byStatus.get(entry.http) ?? new Map<string, ErrorEntry[]>();
+        perOp.set(id, [...(perOp.get(id) ?? []), entry]);
+        byStatus.set(entry.http, perOp);
+      }
+      const envelope = `${pascal(id)}Error`;
+      const schema = {
+        title: envelope,
+        "x-source": "designed",
+        description: `Error envelope of ${id}: the interface's envelope with only the codes ${id} can return. The 200 response admits it beside the success envelope, told apart by \`code\`.`,
+        ...narrowedEnvelope("./ErrorEnvelope.yaml", codes, `${id} can return`),
+      };
+      files.set(`${variant}/components/schemas/${envelope}.yaml`, YAML_HEADER + stringify(schema, { lineWidth: 0 }));
+      operations.set(`${variant}:${id}`, { operationId: id, envelope, responses: new Map() });
+    }
+    for (const [status, perOp] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+      const sets = new Set([...perOp.values()].map((codes) => codes.map((e) => e.code).join(",")));
+      const shared = sets.size === 1;
+      for (const [id, codes] of perOp) {
+        const name = shared ? responseNameForStatus(status) : `${pascal(id)}${responseNameForStatus(status)}`;
+        operations.get(`${variant}:${id}`)!.responses.set(status, name);
+        const file = `${variant}/components/responses/${name}.yaml`;
+        if (!files.has(file)) files.set(file, YAML_HEADER + stringify(errorResponse(status, codes, variant, shared ? "every operation" : id), { lineWidth: 0 }));
+      }
     }
   }
-  return files;
+  return { files, operations };
 }
 
 export function errorCodesModule(registry: ErrorRegistry): string {
@@ -132,6 +217,17 @@ export function errorCodesModule(registry: ErrorRegistry): string {
   ].join("\n");
 }
 
+const WHERE: Record<string, string> = {
+  "all-signed": "every operation",
+  "all-keyed": "every operation",
+  unrouted: "a request matching no operation",
+  control: "sandbox control API only",
+};
+
+function where(e: ErrorEntry): string {
+  return Array.isArray(e.appliesTo) ? e.appliesTo.map((op) => `\`${op}\``).join(", ") : WHERE[e.appliesTo]!;
+}
+
 /** docs/errors.md: the registry as tables, with the HTTP mapping and how the client surfaces errors. */
 export function errorsMarkdown(registry: ErrorRegistry): string {
   const table = (entries: ErrorEntry[]) =>
@@ -140,7 +236,7 @@ export function errorsMarkdown(registry: ErrorRegistry): string {
       "|---|---|---|---|---|---|",
       ...entries.map(
         (e) =>
-          `| ${e.code} | \`${e.name}\` | ${e.http} | ${e.meaning} | ${Array.isArray(e.appliesTo) ? (e.appliesTo.length ? e.appliesTo.map((op) => `\`${op}\``).join(", ") : "sandbox control API") : e.appliesTo === "all-signed" ? "every signed operation" : e.appliesTo} | ${e.source} |`,
+          `| ${e.code} | \`${e.name}\` | ${e.http} | ${e.meaning} | ${where(e)} | ${e.source} |`,
       ),
     ].join("\n");
   return [

@@ -9,8 +9,12 @@ export type OperationTable = Readonly<Record<string, { readonly method: string; 
 /** Keys of T that must be given. */
 export type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 
-/** The JSON body of an operation's 200 answer (the success envelope). */
-export type SuccessEnvelope<Op> = Op extends { responses: { 200: { content: { "application/json": infer E } } } } ? E : never;
+/**
+ * The success envelope of an operation's 200 answer. The 200 schema also admits the
+ * operation's error envelope (a server may answer an error with HTTP 200), told apart by the
+ * success code: 0 on the signed interface, 200 on the key-based one.
+ */
+export type SuccessEnvelope<Op> = Op extends { responses: { 200: { content: { "application/json": infer E } } } } ? Extract<E, { code: 0 } | { code: 200 }> : never;
 
 /** The `data` of an operation's success envelope: what the data mode returns. */
 export type OperationData<Op> = SuccessEnvelope<Op> extends { data: infer D } ? D : never;

@@ -211,12 +211,13 @@ export function successSchemaErrors(name: "signed" | "keyed" | "sandbox-control"
   return (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
 }
 
-/** Errors of an error answer against the ErrorEnvelope schema. */
-export function errorEnvelopeErrors(json: unknown): string[] {
-  const entry = specFor("signed");
+/** Errors of an error answer against the ErrorEnvelope schema (the control API's: ControlErrorEnvelope). */
+export function errorEnvelopeErrors(json: unknown, name: "signed" | "sandbox-control" = "signed"): string[] {
+  const entry = specFor(name);
   let validate = entry.compiled.get("#ErrorEnvelope");
   if (!validate) {
-    validate = entry.ajv.compile({ $ref: "https://test.local/signed.json#/components/schemas/ErrorEnvelope" });
+    const schema = name === "signed" ? "ErrorEnvelope" : "ControlErrorEnvelope";
+    validate = entry.ajv.compile({ $ref: `https://test.local/${name}.json#/components/schemas/${schema}` });
     entry.compiled.set("#ErrorEnvelope", validate);
   }
   if (validate(withBigIntsAsNumbers(json))) return [];

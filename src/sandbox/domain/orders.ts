@@ -4,7 +4,7 @@
 import { formatPlatformTime, platformDigits } from "../clock.js";
 import type { SandboxContext } from "../context.js";
 import { signedError } from "../errors.js";
-import type { AppRecord, OrderItemRecord, OrderRecord, StoreRecord } from "../store/types.js";
+import type { AppRecord, OrderItemRecord, OrderRecord, RefundRecord, StoreRecord } from "../store/types.js";
 import { requireMerchant } from "./access.js";
 import { requireCustomer } from "./customers.js";
 import { historyView, moveOrder, ORDER_STATUS, orderView, SERVICE_ORDER_TYPE } from "./order-status.js";
@@ -109,6 +109,9 @@ export function payOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, i
   if (order.status !== ORDER_STATUS.PENDING_PAYMENT) {
     throw signedError("ORDER_NOT_PENDING_PAYMENT", `orderId ${orderId} is in status ${order.status}; payment may be started only in status 0 (pending payment).`);
   }
+  if (order.totalAmount === 0) {
+    throw signedError("ORDER_ZERO_AMOUNT", `orderId ${orderId} has totalAmount 0; a payment trade needs at least 1 fen, so this order cannot be paid (cancel it instead).`);
+  }
   const { merchantId: _merchantId, ...tradeInput } = input;
   const trade = openOrderTrade(ctx, app, order, tradeInput);
   return { orderId: order.id, tradeNo: trade.tradeNo, outTradeNo: trade.outTradeNo, cashierUrl: cashierUrl(ctx, trade.tradeNo, requestOrigin) };
@@ -134,8 +137,38 @@ export function cancelOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint
   return orderView(order);
 }
 
+/** The refund's answer; a repeated outRefundNo answers the same record again. */
+function refundView(refund: RefundRecord) {
+  const { appKey: _appKey, createTime, ...view } = refund;
+  return { ...view, status: "SUCCESS" as const, createTime: formatPlatformTime(createTime) };
+}
+
+/**
+ * outRefundNo is the refund's idempotency key, scoped to the app like outTradeNo (DESIGN item 7):
+ * the same parameters answer the original refund, different ones are 400004. "Same" compares
+ * the order, the merchant and the reason.
+ */
+function repeatedRefund(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { reason: string; outRefundNo?: string }): RefundRecord | undefined {
+  if (input.outRefundNo === undefined) return undefined;
+  const existing = ctx.store.refundByOutRefundNo(app.appKey, input.outRefundNo);
+  if (!existing) return undefined;
+  const pairs: [string, unknown, unknown][] = [
+    ["orderId", existing.orderId, orderId],
+    ["merchantId", existing.merchantId, merchantId],
+    ["reason", existing.reason, input.reason],
+  ];
+  const differing = pairs.filter(([, a, b]) => a !== b).map(([name]) => name);
+  if (differing.length > 0) {
+    throw signedError("OUT_REFUND_NO_CONFLICT", `outRefundNo ${JSON.stringify(input.outRefundNo)} was already used with different parameters (${differing.join(", ")}); repeat the original parameters to get the original refund.`);
+  }
+  return existing;
+}
+
 export function refundOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { reason: string; outRefundNo?: string }) {
   const order = requireOrder(ctx, app, orderId, merchantId);
+  // Checked before the order's status: the order of a repeated refund is already refunded (5).
+  const repeated = repeatedRefund(ctx, app, orderId, merchantId, input);
+  if (repeated) return refundView(repeated);
   if (order.status !== ORDER_STATUS.PAID) {
     throw signedError("ORDER_NOT_REFUNDABLE", `orderId ${orderId} is in status ${order.status}; a refund applies only to an order in status 1 (paid).`);
   }
@@ -148,7 +181,7 @@ export function refundOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint
   }
   moveOrder(order, ORDER_STATUS.REFUNDED, now, `refunded: ${input.reason}`);
   ctx.store.saveOrder(order);
-  const refund = {
+  const refund: RefundRecord = {
     refundNo: `${platformDigits(now)}${String(ctx.store.nextSequence("refund") % 100_000).padStart(5, "0")}`,
     appKey: app.appKey,
     orderId: order.id,
@@ -159,8 +192,7 @@ export function refundOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint
     createTime: now,
   };
   ctx.store.saveRefund(refund);
-  const { appKey: _appKey, createTime, ...view } = refund;
-  return { ...view, status: "SUCCESS" as const, createTime: formatPlatformTime(createTime) };
+  return refundView(refund);
 }
 
 export function writeOffOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { storeId?: bigint; remark?: string }) {

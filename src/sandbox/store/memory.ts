@@ -34,6 +34,7 @@ export function createMemoryStore(fixtures: SandboxFixtures): SandboxStore {
   let trades = new Map<string, TradeRecord>();
   let tradesByOutTradeNo = new Map<string, TradeRecord>();
   let refunds: RefundRecord[] = [];
+  let refundsByOutRefundNo = new Map<string, RefundRecord>();
   let memberCards = new Map<bigint, MemberCardRecord>();
   let applications = new Map<bigint, CreditApplicationRecord>();
   let sequences = new Map<SequenceName, number>();
@@ -53,6 +54,7 @@ export function createMemoryStore(fixtures: SandboxFixtures): SandboxStore {
     trades = new Map();
     tradesByOutTradeNo = new Map();
     refunds = [];
+    refundsByOutRefundNo = new Map();
     memberCards = new Map();
     applications = new Map();
     sequences = new Map();
@@ -91,8 +93,12 @@ export function createMemoryStore(fixtures: SandboxFixtures): SandboxStore {
       if (options.claimOutTradeNo) tradesByOutTradeNo.set(customerKey(trade.appKey, trade.outTradeNo), trade);
     },
 
-    saveRefund: (refund) => void refunds.push(refund),
+    saveRefund(refund) {
+      refunds.push(refund);
+      if (refund.outRefundNo !== null) refundsByOutRefundNo.set(customerKey(refund.appKey, refund.outRefundNo), refund);
+    },
     refunds: () => [...refunds],
+    refundByOutRefundNo: (appKey, outRefundNo) => refundsByOutRefundNo.get(customerKey(appKey, outRefundNo)),
 
     memberCard: (id) => memberCards.get(id),
     saveMemberCard: (card) => void memberCards.set(card.id, card),

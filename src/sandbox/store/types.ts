@@ -231,6 +231,8 @@ export interface SandboxStore {
 
   saveRefund(refund: RefundRecord): void;
   refunds(): readonly RefundRecord[];
+  /** The app's refund made with this outRefundNo, if any (the refund's idempotency key). */
+  refundByOutRefundNo(appKey: string, outRefundNo: string): RefundRecord | undefined;
 
   memberCard(id: bigint): MemberCardRecord | undefined;
   saveMemberCard(card: MemberCardRecord): void;
