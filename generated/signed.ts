@@ -193,7 +193,8 @@ export interface paths {
          * Create cashier session
          * @description Creates a payment trade and its cashier page. Send the user to `cashierUrl`; the result
          *     arrives as the `paymentSucceeded` callback at `notifyUrl` (polling queryPayment alone is
-         *     discouraged). Idempotent on `outTradeNo`: the same outTradeNo with the same parameters
+         *     discouraged). Idempotent on `outTradeNo`, which is unique for the app that sends it: the
+         *     same outTradeNo with the same parameters (judged after defaults: no expireMinutes equals 30)
          *     answers the original tradeNo and cashierUrl, also under concurrent requests; with other
          *     parameters it is refused with 400002. The trade closes after `expireMinutes` (default 30)
          *     unless paid.
@@ -3127,8 +3128,11 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Order id. */
-                orderId: components["parameters"]["OrderIdPath"];
+                /**
+                 * @description Order id of a service-type order (orderType 3).
+                 * @example 7340032002
+                 */
+                orderId: components["schemas"]["Int64Id"];
             };
             cookie?: never;
         };

@@ -56,8 +56,14 @@ describe("the source document's operations", () => {
   });
 
   it("offers the versioned and the unversioned base path", () => {
-    expect(specs.signed.servers.map((s: any) => s.url)).toEqual(["{baseUrl}/open-api/v1", "{baseUrl}/open-api"]);
-    expect(specs.keyed.servers.map((s: any) => s.url)).toEqual(["{baseUrl}/v1"]);
+    // The local sandbox first, then the production template (https only).
+    expect(specs.signed.servers.map((s: any) => s.url)).toEqual([
+      "http://127.0.0.1:4010/open-api/v1",
+      "http://127.0.0.1:4010/open-api",
+      "https://{host}/open-api/v1",
+      "https://{host}/open-api",
+    ]);
+    expect(specs.keyed.servers.map((s: any) => s.url)).toEqual(["http://127.0.0.1:4010/v1", "https://{host}/v1"]);
   });
 
   it("declares the payment and credit-approval callbacks as webhooks", () => {
