@@ -129,8 +129,10 @@ afterAll(async () => {
 
 describe("the shipped Arazzo workflows", () => {
   it("are Arazzo 1.0.1, point at the bundles beside them, and pass Redocly's lint", () => {
-    const document = parse(readFileSync(WORKFLOWS, "utf8")) as { arazzo: string; sourceDescriptions: { name: string; url: string }[]; workflows: { workflowId: string }[] };
+    const document = parse(readFileSync(WORKFLOWS, "utf8")) as { arazzo: string; info: { version: string }; sourceDescriptions: { name: string; url: string }[]; workflows: { workflowId: string }[] };
     expect(document.arazzo).toBe("1.0.1");
+    // The workflows are part of the contract: they carry its version.
+    expect(document.info.version).toBe((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version);
     expect(document.sourceDescriptions).toEqual([
       { name: "signed", url: "./signed.openapi.json", type: "openapi" },
       { name: "sandbox", url: "./sandbox-control.openapi.json", type: "openapi" },
