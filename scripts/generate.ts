@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
+import { bundledWorkflows } from "./lib/arazzo.js";
 import { bundleSpec } from "./lib/bundle.js";
 import { errorCodesModule, errorsMarkdown, specErrorFiles, YAML_HEADER as REGISTRY_HEADER } from "./lib/error-artifacts.js";
 import { readErrorRegistry } from "./lib/error-registry.js";
@@ -95,6 +96,8 @@ for (const name of SPECS) {
   const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   emit(`generated/${name}.operations.ts`, operationsModule(bundled, `${camel}Operations`, TS_HEADER));
 }
+
+for (const [name, content] of bundledWorkflows(join(root, "openapi", "workflows"), YAML_HEADER)) emit(`generated/${name}`, content);
 
 if (stale.length > 0) fail();
 if (check) console.log("generated/ is up to date");

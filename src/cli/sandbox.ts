@@ -9,9 +9,12 @@ import {
   defaultFixturesText,
   FixtureError,
   parseFixtures,
+  ID_RANGES,
+  type IdRange,
   type SandboxFixtures,
 } from "../sandbox/index.js";
 import { createRedisNonceStore, redactUrl, type RedisNonceStore } from "../signing/redis-nonce-store.js";
+import { safeRangeFixtures } from "../sandbox/domain/id-range.js";
 import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sandbox [options]
@@ -35,6 +38,9 @@ Options:
   --nonce-store URL            record used nonces in Redis (redis://HOST:PORT/DB) so several
                                sandboxes behind one address refuse each other's replays
                                (default: in memory, this process only)
+  --id-range large|safe        large (default): order ids above 2^53, to catch clients that
+                               round ids; safe: every id below 2^53, for tools that parse ids
+                               as doubles (fixture records with larger ids are left out)
   --quiet                      no request log lines (errors are still printed)
   -h, --help                   show this help
 `;
@@ -48,6 +54,7 @@ const OPTIONS = {
   "allow-insecure-notify": { type: "boolean" },
   "public-base-url": { type: "string" },
   "nonce-store": { type: "string" },
+  "id-range": { type: "string" },
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -71,6 +78,12 @@ function parsePort(text: string | undefined): number {
   return Number(text);
 }
 
+function parseIdRange(text: string | undefined): IdRange {
+  if (text === undefined) return "large";
+  if (!(ID_RANGES as readonly string[]).includes(text)) throw new UsageError(`--id-range must be "large" or "safe", got ${JSON.stringify(text)}`);
+  return text as IdRange;
+}
+
 function readFixtures(file: string | undefined): { text: string; fixtures: SandboxFixtures } {
   if (file === undefined) return { text: defaultFixturesText(), fixtures: defaultFixtures() };
   let text: string;
@@ -82,7 +95,7 @@ function readFixtures(file: string | undefined): { text: string; fixtures: Sandb
   return { text, fixtures: parseFixtures(text, file) };
 }
 
-function banner(url: string, fixtures: SandboxFixtures, startedMs: number): string {
+function banner(url: string, fixtures: SandboxFixtures, startedMs: number, idRange: IdRange, omitted: number): string {
   const app = fixtures.apps[0];
   const apiKey = fixtures.apiKeys[0];
   const lines = [
@@ -93,6 +106,10 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number): stri
     `  Control API        ${url}/sandbox   (no signature: a local developer tool)`,
     `  Cashier pages      ${url}/cashier/{tradeNo}`,
     `  Docs               ${url}/docs`,
+    "",
+    idRange === "safe"
+      ? `Id range: safe (every id below 2^53${omitted > 0 ? `; ${omitted} fixture records with larger ids left out` : ""}).`
+      : "Id range: large (order ids above 2^53; --id-range safe for tools that round ids).",
     "",
     "Demo credentials (from the fixtures; test data, not secrets):",
   ];
@@ -137,6 +154,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const port = parsePort(values.port);
+  const idRange = parseIdRange(values["id-range"]);
   const host = values.host ?? "127.0.0.1";
   const schedule = values["callback-schedule"] === undefined ? undefined : parseSchedule(values["callback-schedule"]);
   const logger = createJsonLogger(io.stdout, { requests: !values.quiet, writeProblem: io.stderr });
@@ -147,6 +165,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     fixtures: values.fixtures === undefined ? undefined : text,
     logger,
     allowInsecureNotify: values["allow-insecure-notify"] ?? false,
+    idRange,
     ...(schedule !== undefined && { callbackSchedule: schedule }),
     ...(values["public-base-url"] !== undefined && { publicBaseUrl: values["public-base-url"] }),
   });
@@ -159,7 +178,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     await nonceStore?.close();
     return 1;
   }
-  io.stdout(banner(listening.url, fixtures, Math.round(performance.now())));
+  const omitted = idRange === "safe" ? safeRangeFixtures(fixtures).omitted : 0;
+  io.stdout(banner(listening.url, fixtures, Math.round(performance.now()), idRange, omitted));
   void sandbox.ready().then(() => io.stdout(`Validators compiled: ready ${Math.round(performance.now())} ms after start.\n`));
   await new Promise<void>((resolve) => {
     const stop = () => {

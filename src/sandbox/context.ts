@@ -5,6 +5,7 @@ import type { CallbackDispatcher } from "./callbacks/dispatcher.js";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxLogger } from "./logger.js";
 import type { SandboxStore } from "./store/types.js";
+import type { IdRange } from "./domain/id-range.js";
 
 export interface SandboxContext {
   store: SandboxStore;
@@ -14,6 +15,8 @@ export interface SandboxContext {
   nonceStore: NonceStore;
   rateLimiter: RateLimiter;
   allowInsecureNotify: boolean;
+  /** Where new order ids come from: above 2^53 ("large", the default) or below ("safe"). */
+  idRange?: IdRange;
   /** The base of cashier URLs: the configured publicBaseUrl, else the listen URL, else the request's own origin. */
   publicBaseUrl(requestOrigin: string): string;
 }

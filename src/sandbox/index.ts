@@ -17,6 +17,7 @@ import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { warmUpValidators } from "./routes/dispatch.js";
 import { createMemoryNonceStore, type NonceStore } from "../signing/index.js";
 import { createMemoryStore } from "./store/memory.js";
+import { ID_RANGES as ID_RANGE_NAMES, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
 import type { SandboxStore } from "./store/types.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackEvent } from "./callbacks/dispatcher.js";
@@ -24,6 +25,7 @@ export { createSandboxClock, formatPlatformTime, type Clock, type SandboxClock }
 export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
 export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
+export { ID_RANGES, idsRoundingTo, type IdRange } from "./domain/id-range.js";
 export { createMemoryStore } from "./store/memory.js";
 /** Nonces the sandbox remembers at once: 5 minutes of about 3,300 signed requests per second. */
 export const SANDBOX_NONCE_CAPACITY = 1_000_000;
@@ -57,6 +59,12 @@ export interface SandboxOptions {
    * several sandboxes (createRedisNonceStore). The caller closes it.
    */
   nonceStore?: NonceStore;
+  /**
+   * "large" (default): order ids above 2^53, so a client that rounds ids is caught. "safe": every
+   * id the sandbox answers with stays below 2^53, for tools that parse ids as doubles; fixture
+   * records with larger ids (and authorisations of them) are left out.
+   */
+  idRange?: IdRange;
 }
 
 export interface ListeningSandbox {
@@ -80,8 +88,9 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-function loadFixtureOption(fixtures: string | object | undefined): SandboxFixtures {
-  return fixtures === undefined ? defaultFixtures() : parseFixtures(fixtures);
+function loadFixtureOption(fixtures: string | object | undefined, idRange: IdRange): SandboxFixtures {
+  const loaded = fixtures === undefined ? defaultFixtures() : parseFixtures(fixtures);
+  return idRange === "safe" ? safeRangeFixtures(loaded).fixtures : loaded;
 }
 
 /** Malformed HTTP never reaches Express; answer it with an envelope too. */
@@ -102,7 +111,11 @@ function sandboxNonceStore(capacity: number, apps: number): NonceStore {
 }
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const fixtures = loadFixtureOption(options.fixtures);
+  const idRange = options.idRange ?? "large";
+  if (!(ID_RANGE_NAMES as readonly unknown[]).includes(idRange)) {
+    throw new RangeError(`createSandbox: idRange must be "large" or "safe", got ${JSON.stringify(idRange)}`);
+  }
+  const fixtures = loadFixtureOption(options.fixtures, idRange);
   const logger = options.logger ?? createQuietLogger();
   const clock = createSandboxClock(options.clock);
   const callbacks = createCallbackDispatcher({
@@ -121,6 +134,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     nonceStore: options.nonceStore ?? sandboxNonceStore(options.nonceCapacity ?? SANDBOX_NONCE_CAPACITY, fixtures.apps.length),
     rateLimiter: createRateLimiter(clock),
     allowInsecureNotify: options.allowInsecureNotify ?? false,
+    idRange,
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
   };
   const app = createSandboxApp(ctx);

@@ -6,6 +6,7 @@
 import type { SandboxContext } from "../context.js";
 import { signedError } from "../errors.js";
 import type { AppRecord, MerchantRecord } from "../store/types.js";
+import { roundedIdHint } from "./id-range.js";
 
 export const MERCHANT_MODULE = "merchant-module";
 
@@ -33,7 +34,10 @@ export function isServable(merchant: MerchantRecord): boolean {
 /** The merchant, if it exists, is authorised and online; otherwise the error of the precedence above. */
 export function requireMerchant(ctx: SandboxContext, app: AppRecord, merchantId: bigint, field = "merchantId"): MerchantRecord {
   const merchant = ctx.store.merchant(merchantId);
-  if (!merchant) throw signedError("MERCHANT_NOT_FOUND", `${field} ${merchantId}: the merchant does not exist.`);
+  if (!merchant) {
+    const hint = roundedIdHint(merchantId, (id) => ctx.store.merchant(id) !== undefined);
+    throw signedError("MERCHANT_NOT_FOUND", `${field} ${merchantId}: the merchant does not exist.${hint}`);
+  }
   if (!isAuthorised(app, merchantId)) {
     throw signedError("MERCHANT_DATA_FORBIDDEN", `${field} ${merchantId}: the merchant is not authorised for the app ${app.appKey}.`);
   }

@@ -3,6 +3,7 @@
 import type { SandboxContext } from "../context.js";
 import { signedError } from "../errors.js";
 import type { AppRecord, CustomerRecord } from "../store/types.js";
+import { roundedIdHint } from "./id-range.js";
 
 const APP_USER_ID_BASE = 880_000_000_000n;
 
@@ -45,7 +46,8 @@ export function syncCustomer(ctx: SandboxContext, app: AppRecord, input: SyncCus
 export function requireCustomer(ctx: SandboxContext, app: AppRecord, appUserId: bigint, field: string): CustomerRecord {
   const customer = ctx.store.customerByAppUserId(app.appKey, appUserId);
   if (!customer) {
-    throw signedError("CUSTOMER_NOT_FOUND", `${field} ${appUserId} is not an app-user mapping id of this app; obtain it from customer sync (POST /customers/sync).`);
+    const hint = roundedIdHint(appUserId, (id) => ctx.store.customerByAppUserId(app.appKey, id) !== undefined);
+    throw signedError("CUSTOMER_NOT_FOUND", `${field} ${appUserId} is not an app-user mapping id of this app; obtain it from customer sync (POST /customers/sync).${hint}`);
   }
   return customer;
 }

@@ -8,6 +8,7 @@ import { signedError } from "../errors.js";
 import type { AppRecord, CardTemplateRecord, CreditApplicationRecord, MemberCardRecord } from "../store/types.js";
 import { page, requireMerchant, servableMerchantIds } from "./access.js";
 import { requireCustomer } from "./customers.js";
+import { roundedIdHint } from "./id-range.js";
 
 const MEMBER_CARD_ID_BASE = 900_000_000_100n;
 const APPLICATION_ID_BASE = 910_000_000_200n;
@@ -45,7 +46,8 @@ export interface PurchaseInput {
 function requireTemplate(ctx: SandboxContext, input: PurchaseInput): CardTemplateRecord {
   const template = ctx.store.cardTemplate(input.templateId);
   if (!template || template.merchantId !== input.merchantId) {
-    throw signedError("CARD_TEMPLATE_NOT_FOUND", `templateId ${input.templateId}: no such card template of merchant ${input.merchantId}.`);
+    const hint = roundedIdHint(input.templateId, (id) => ctx.store.cardTemplate(id)?.merchantId === input.merchantId);
+    throw signedError("CARD_TEMPLATE_NOT_FOUND", `templateId ${input.templateId}: no such card template of merchant ${input.merchantId}.${hint}`);
   }
   if (input.tierId !== undefined) {
     if (template.cardType !== 0) {
@@ -93,7 +95,10 @@ export function purchaseMemberCard(ctx: SandboxContext, app: AppRecord, input: P
 
 function requirePendingApplication(ctx: SandboxContext, applicationId: bigint): CreditApplicationRecord {
   const application = ctx.store.application(applicationId);
-  if (!application) throw signedError("CREDIT_APPLICATION_NOT_FOUND", `applicationId ${applicationId}: no such credit application.`);
+  if (!application) {
+    const hint = roundedIdHint(applicationId, (id) => ctx.store.application(id) !== undefined);
+    throw signedError("CREDIT_APPLICATION_NOT_FOUND", `applicationId ${applicationId}: no such credit application.${hint}`);
+  }
   if (application.status !== "PENDING") {
     throw signedError("CREDIT_APPLICATION_NOT_PENDING", `applicationId ${applicationId} was already ${application.status.toLowerCase()}.`);
   }

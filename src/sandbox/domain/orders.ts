@@ -9,12 +9,14 @@ import { requireMerchant } from "./access.js";
 import { requireCustomer } from "./customers.js";
 import { historyView, moveOrder, ORDER_STATUS, orderView, SERVICE_ORDER_TYPE } from "./order-status.js";
 import { cashierUrl, openOrderTrade, refreshTrade } from "./payments.js";
+import { orderIdBase, roundedIdHint, TWO_POW_53 } from "./id-range.js";
 
 /**
  * Order ids are 2^53 + 1, 2^53 + 3, 2^53 + 5 …: above 2^53 a double holds only even integers,
  * so every order id is one a double cannot hold, and any client that rounds ids is caught.
+ * With the safe id range they start at 2^52 + 1 instead (id-range.ts).
  */
-export const ORDER_ID_BASE = 2n ** 53n;
+export const ORDER_ID_BASE = TWO_POW_53;
 const MAX_TOTAL = 2_147_483_647n;
 
 export interface CreateOrderInput {
@@ -32,7 +34,8 @@ export interface CreateOrderInput {
 function requireOpenStore(ctx: SandboxContext, merchantId: bigint, storeId: bigint): StoreRecord {
   const store = ctx.store.store(storeId);
   if (!store || store.merchantId !== merchantId) {
-    throw signedError("STORE_NOT_FOUND", `storeId ${storeId}: no such store of merchant ${merchantId}.`);
+    const hint = roundedIdHint(storeId, (id) => ctx.store.store(id)?.merchantId === merchantId);
+    throw signedError("STORE_NOT_FOUND", `storeId ${storeId}: no such store of merchant ${merchantId}.${hint}`);
   }
   if (store.status !== 0) throw signedError("STORE_DISABLED", `storeId ${storeId}: the store is disabled (status 1).`);
   return store;
@@ -48,7 +51,7 @@ export function createOrder(ctx: SandboxContext, app: AppRecord, input: CreateOr
   }
   const now = ctx.clock.now();
   const order: OrderRecord = {
-    id: ORDER_ID_BASE + 2n * BigInt(ctx.store.nextSequence("order")) - 1n,
+    id: orderIdBase(ctx.idRange) + 2n * BigInt(ctx.store.nextSequence("order")) - 1n,
     appKey: app.appKey,
     merchantId: input.merchantId,
     storeId: input.storeId ?? null,
@@ -76,7 +79,11 @@ function requireOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merc
   requireMerchant(ctx, app, merchantId);
   const order = ctx.store.order(orderId);
   if (!order || order.merchantId !== merchantId || order.appKey !== app.appKey) {
-    throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order of merchant ${merchantId}.`);
+    const visible = (id: bigint) => {
+      const candidate = ctx.store.order(id);
+      return candidate?.merchantId === merchantId && candidate.appKey === app.appKey;
+    };
+    throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order of merchant ${merchantId}.${roundedIdHint(orderId, visible)}`);
   }
   return order;
 }
@@ -208,7 +215,7 @@ export function writeOffOrder(ctx: SandboxContext, app: AppRecord, orderId: bigi
 /** Control API: a paid service-type order starts being served (1 → 2). */
 export function startOrderService(ctx: SandboxContext, orderId: bigint) {
   const order = ctx.store.order(orderId);
-  if (!order) throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order.`);
+  if (!order) throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order.${roundedIdHint(orderId, (id) => ctx.store.order(id) !== undefined)}`);
   if (order.orderType !== SERVICE_ORDER_TYPE) {
     throw signedError("ORDER_NOT_SERVICE_TYPE", `orderId ${orderId} has orderType ${order.orderType}; only service-type orders (orderType 3) are served.`);
   }

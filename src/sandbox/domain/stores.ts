@@ -4,6 +4,7 @@ import type { SandboxContext } from "../context.js";
 import { signedError } from "../errors.js";
 import type { AppRecord, BusinessPeriod, StoreRecord } from "../store/types.js";
 import { nameMatches, page, requireMerchant, servableMerchantIds } from "./access.js";
+import { roundedIdHint } from "./id-range.js";
 
 function storeItem(store: StoreRecord) {
   return {
@@ -42,7 +43,10 @@ export function listStores(ctx: SandboxContext, app: AppRecord, query: StoreList
 /** The store, if it exists and its merchant passes the access precedence. */
 function requireStore(ctx: SandboxContext, app: AppRecord, storeId: bigint): StoreRecord {
   const store = ctx.store.store(storeId);
-  if (!store) throw signedError("STORE_NOT_FOUND", `storeId ${storeId}: the store does not exist.`);
+  if (!store) {
+    const hint = roundedIdHint(storeId, (id) => ctx.store.store(id) !== undefined);
+    throw signedError("STORE_NOT_FOUND", `storeId ${storeId}: the store does not exist.${hint}`);
+  }
   requireMerchant(ctx, app, store.merchantId, `The merchant of store ${storeId}, merchantId`);
   return store;
 }
