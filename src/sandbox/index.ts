@@ -17,6 +17,7 @@ import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { warmUpValidators } from "./routes/dispatch.js";
 import { createMemoryNonceStore } from "../signing/index.js";
 import { createMemoryStore } from "./store/memory.js";
+import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
 import type { SandboxStore } from "./store/types.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackEvent } from "./callbacks/dispatcher.js";
@@ -25,6 +26,7 @@ export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseF
 export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
 export { createMemoryStore } from "./store/memory.js";
+export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits.js";
 /** Nonces the sandbox remembers at once: 5 minutes of about 3,300 signed requests per second. */
 export const SANDBOX_NONCE_CAPACITY = 1_000_000;
 export type * from "./store/types.js";
@@ -52,6 +54,8 @@ export interface SandboxOptions {
    * than a nonce forgotten early.
    */
   nonceCapacity?: number;
+  /** Timeouts and the connection cap of the HTTP server listen() starts (DEFAULT_SERVER_LIMITS). */
+  server?: Partial<ServerLimits>;
 }
 
 export interface ListeningSandbox {
@@ -79,20 +83,21 @@ function loadFixtureOption(fixtures: string | object | undefined): SandboxFixtur
   return fixtures === undefined ? defaultFixtures() : parseFixtures(fixtures);
 }
 
-/** Malformed HTTP never reaches Express; answer it with an envelope too. */
-function clientErrorResponse(error: NodeJS.ErrnoException): string {
-  const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
-  const body = JSON.stringify({
-    code: SignedErrors.VALIDATION_FAILED.code,
-    msg: tooLarge ? "The request headers are too large." : "The request is not valid HTTP.",
-    data: null,
-  });
-  const status = tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request";
-  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+/** Malformed or too slow HTTP never reaches Express; answer it with an envelope too. */
+function clientErrorResponse(error: NodeJS.ErrnoException, limits: ServerLimits): string {
+  const [status, msg] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? ["431 Request Header Fields Too Large", "The request headers are too large."]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? ["408 Request Timeout", `The request was not received in time: headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms.`]
+        : ["400 Bad Request", "The request is not valid HTTP."];
+  const body = JSON.stringify({ code: SignedErrors.VALIDATION_FAILED.code, msg, data: null });
+  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const fixtures = loadFixtureOption(options.fixtures);
+  const serverLimits = resolveServerLimits(options.server);
   const logger = options.logger ?? createQuietLogger();
   const clock = createSandboxClock(options.clock);
   const callbacks = createCallbackDispatcher({
@@ -117,9 +122,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const servers = new Set<ListeningSandbox>();
 
   async function listen({ port = 0, host = "127.0.0.1" }: { port?: number; host?: string } = {}): Promise<ListeningSandbox> {
-    const server = createServer(app);
+    const server = createServer(serverOptions(serverLimits), app);
+    applyServerLimits(server, serverLimits);
     server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
-      if (socket.writable) socket.end(clientErrorResponse(error));
+      if (socket.writable) socket.end(clientErrorResponse(error, serverLimits));
       else socket.destroy();
     });
     await new Promise<void>((resolve, reject) => {
