@@ -26,6 +26,8 @@ export const SignedErrors = {
   UNSUPPORTED_MEDIA_TYPE: { code: 100014, http: 415, meaning: "A request with a body must be sent as application/json.", source: "designed", appliesTo: "all-signed" },
   PATH_NOT_FOUND: { code: 100015, http: 404, meaning: "No operation exists at this path.", source: "designed", appliesTo: "all-signed" },
   METHOD_NOT_ALLOWED: { code: 100016, http: 405, meaning: "The path exists but not with this HTTP method.", source: "designed", appliesTo: "all-signed" },
+  REQUEST_SITE_REFUSED: { code: 100017, http: 403, meaning: "The request's Host is not a name the server serves, or a browser page of another origin sent a state-changing request.", source: "designed", appliesTo: "all" },
+  APP_QUOTA_EXCEEDED: { code: 100018, http: 403, meaning: "The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app.", source: "designed", appliesTo: ["createOrder","payOrder","createCashierSession"] },
   INTERNAL_ERROR: { code: 100099, http: 500, meaning: "An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce.", source: "designed", appliesTo: "all-signed" },
   MERCHANT_NOT_FOUND: { code: 200001, http: 404, meaning: "The merchant does not exist.", source: "document", appliesTo: "all-signed" },
   MERCHANT_OFFLINE: { code: 200002, http: 409, meaning: "The merchant is offline (disabled) and cannot be served.", source: "document", appliesTo: "all-signed" },

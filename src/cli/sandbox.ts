@@ -1,6 +1,7 @@
 // `mop sandbox`: runs the local sandbox until SIGINT or SIGTERM. Prints where everything is and
 // the demo credentials, then one JSON line per request unless --quiet.
 import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import {
   createJsonLogger,
@@ -8,6 +9,7 @@ import {
   defaultFixtures,
   defaultFixturesText,
   FixtureError,
+  nonLoopbackWarning,
   parseFixtures,
   type SandboxFixtures,
 } from "../sandbox/index.js";
@@ -136,6 +138,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   io.stdout(banner(listening.url, fixtures, Math.round(performance.now())));
+  const exposed = nonLoopbackWarning((listening.server.address() as AddressInfo).address);
+  if (exposed !== undefined) io.stderr(`\n!!! WARNING !!!\n${exposed}\n\n`);
   void sandbox.ready().then(() => io.stdout(`Validators compiled: ready ${Math.round(performance.now())} ms after start.\n`));
   await new Promise<void>((resolve) => {
     const stop = () => {

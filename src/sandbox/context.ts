@@ -1,6 +1,8 @@
 // What every part of a running sandbox shares.
 import type { NonceStore } from "../signing/index.js";
 import type { RateLimiter } from "./auth.js";
+import type { CashierKeys } from "./cashier-key.js";
+import type { ServedHosts } from "./site-guard.js";
 import type { CallbackDispatcher } from "./callbacks/dispatcher.js";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxLogger } from "./logger.js";
@@ -16,4 +18,8 @@ export interface SandboxContext {
   allowInsecureNotify: boolean;
   /** The base of cashier URLs: the configured publicBaseUrl, else the listen URL, else the request's own origin. */
   publicBaseUrl(requestOrigin: string): string;
+  /** The Host names answered (site-guard.ts). */
+  servedHosts: ServedHosts;
+  /** The key in each cashierUrl (cashier-key.ts). */
+  cashierKeys: CashierKeys;
 }

@@ -17,6 +17,8 @@ import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { warmUpValidators } from "./routes/dispatch.js";
 import { createMemoryNonceStore } from "../signing/index.js";
 import { createMemoryStore } from "./store/memory.js";
+import { createCashierKeys } from "./cashier-key.js";
+import { ServedHosts } from "./site-guard.js";
 import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
 import type { SandboxStore } from "./store/types.js";
 
@@ -54,6 +56,11 @@ export interface SandboxOptions {
    * than a nonce forgotten early.
    */
   nonceCapacity?: number;
+  /**
+   * Host names answered besides loopback names, the listen address, the publicBaseUrl host and
+   * IP literals (a request naming another host is refused with 100017: DNS rebinding).
+   */
+  allowedHosts?: readonly string[];
   /** Timeouts and the connection cap of the HTTP server listen() starts (DEFAULT_SERVER_LIMITS). */
   server?: Partial<ServerLimits>;
 }
@@ -95,6 +102,20 @@ function clientErrorResponse(error: NodeJS.ErrnoException, limits: ServerLimits)
   return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
+/** 127.0.0.0/8, ::1 and ::ffff:127.x: only this machine can connect. */
+export function isLoopbackAddress(address: string): boolean {
+  return /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(address) || address === "::1";
+}
+
+/** The warning listen() logs for an address other machines can reach; undefined for loopback. */
+export function nonLoopbackWarning(address: string): string | undefined {
+  if (isLoopbackAddress(address)) return undefined;
+  return (
+    `The sandbox listens on ${address}, which is not a loopback address: anyone who can reach it can use the control API ` +
+    "(no authentication by design), pay trades and reset data. Listen on 127.0.0.1 unless the network is trusted."
+  );
+}
+
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const fixtures = loadFixtureOption(options.fixtures);
   const serverLimits = resolveServerLimits(options.server);
@@ -108,6 +129,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
   });
   let listenUrl: string | undefined;
+  const servedHosts = new ServedHosts();
+  servedHosts.addUrl(options.publicBaseUrl);
+  for (const host of options.allowedHosts ?? []) servedHosts.add(host);
   const ctx: SandboxContext = {
     store: createMemoryStore(fixtures),
     clock,
@@ -117,6 +141,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     rateLimiter: createRateLimiter(clock),
     allowInsecureNotify: options.allowInsecureNotify ?? false,
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
+    servedHosts,
+    cashierKeys: createCashierKeys(),
   };
   const app = createSandboxApp(ctx);
   const servers = new Set<ListeningSandbox>();
@@ -136,6 +162,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       });
     });
     const address = server.address() as AddressInfo;
+    servedHosts.add(host);
+    const warning = nonLoopbackWarning(address.address);
+    if (warning !== undefined) logger.warn(warning, { host, address: address.address });
     const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
     listenUrl ??= url;
     const handle: ListeningSandbox = {

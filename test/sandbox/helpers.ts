@@ -111,7 +111,9 @@ export class TestSandbox {
   /** A request to the control API (/sandbox). */
   async control(method: string, path: string, body?: unknown): Promise<Answer> {
     const text = bodyText(body);
-    return answer(await fetch(`${this.url}/sandbox${path}`, { method, headers: text ? { "Content-Type": "application/json" } : {}, body: text || undefined }));
+    // State-changing control requests must be application/json, body or not (site-guard.ts).
+    const json = text !== "" || (method !== "GET" && method !== "HEAD");
+    return answer(await fetch(`${this.url}/sandbox${path}`, { method, headers: json ? { "Content-Type": "application/json" } : {}, body: text || undefined }));
   }
 
   /** A request to the key-based interface (/v1). */

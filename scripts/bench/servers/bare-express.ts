@@ -8,7 +8,9 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { createCallbackDispatcher } from "../../../src/sandbox/callbacks/dispatcher.js";
 import { createRateLimiter } from "../../../src/sandbox/auth.js";
+import { createCashierKeys } from "../../../src/sandbox/cashier-key.js";
 import { createSandboxClock } from "../../../src/sandbox/clock.js";
+import { ServedHosts } from "../../../src/sandbox/site-guard.js";
 import type { SandboxContext } from "../../../src/sandbox/context.js";
 import { ApiError } from "../../../src/sandbox/errors.js";
 import { defaultFixtures } from "../../../src/sandbox/fixtures/load.js";
@@ -32,6 +34,8 @@ const ctx: SandboxContext = {
   rateLimiter: createRateLimiter(clock),
   allowInsecureNotify: true,
   publicBaseUrl: (origin) => origin,
+  servedHosts: new ServedHosts(),
+  cashierKeys: createCashierKeys(),
 };
 const handlers = signedOperations(ctx);
 
