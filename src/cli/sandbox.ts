@@ -30,8 +30,10 @@ Options:
   --print-fixtures             print the data set (default, or --fixtures FILE) and exit
   --callback-schedule LIST     retry delays of callbacks, e.g. 1s,1s,5s (units ms, s, m, h;
                                default 15s,15s,30s,3m,10m,20m,30m,30m,30m,60m,3h,3h,3h,6h,6h)
-  --allow-insecure-notify      accept http:// notifyUrls on loopback hosts (127.0.0.1, ::1,
-                               localhost), for a local receiver without TLS
+  --allow-insecure-notify      accept notifyUrls on loopback hosts (127.0.0.1, ::1, localhost),
+                               http:// included, for a local receiver without TLS
+  --allow-private-notify       send callbacks to private, link-local and other non-public
+                               addresses too (refused by default, also when a name resolves to one)
   --public-base-url URL        base of cashierUrl when the sandbox is reached through a proxy
   --quiet                      no request log lines (errors are still printed)
   -h, --help                   show this help
@@ -44,6 +46,7 @@ const OPTIONS = {
   "print-fixtures": { type: "boolean" },
   "callback-schedule": { type: "string" },
   "allow-insecure-notify": { type: "boolean" },
+  "allow-private-notify": { type: "boolean" },
   "public-base-url": { type: "string" },
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -126,6 +129,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     fixtures: values.fixtures === undefined ? undefined : text,
     logger,
     allowInsecureNotify: values["allow-insecure-notify"] ?? false,
+    allowPrivateNotify: values["allow-private-notify"] ?? false,
     ...(schedule !== undefined && { callbackSchedule: schedule }),
     ...(values["public-base-url"] !== undefined && { publicBaseUrl: values["public-base-url"] }),
   });

@@ -2,6 +2,7 @@
 import type { NonceStore } from "../signing/index.js";
 import type { RateLimiter } from "./auth.js";
 import type { CashierKeys } from "./cashier-key.js";
+import type { NotifyPolicy } from "./notify-target.js";
 import type { ServedHosts } from "./site-guard.js";
 import type { CallbackDispatcher } from "./callbacks/dispatcher.js";
 import type { SandboxClock } from "./clock.js";
@@ -16,6 +17,8 @@ export interface SandboxContext {
   nonceStore: NonceStore;
   rateLimiter: RateLimiter;
   allowInsecureNotify: boolean;
+  /** Which notifyUrl hosts callbacks may go to (notify-target.ts). */
+  notifyPolicy: NotifyPolicy;
   /** The base of cashier URLs: the configured publicBaseUrl, else the listen URL, else the request's own origin. */
   publicBaseUrl(requestOrigin: string): string;
   /** The Host names answered (site-guard.ts). */

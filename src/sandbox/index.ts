@@ -18,6 +18,7 @@ import { warmUpValidators } from "./routes/dispatch.js";
 import { createMemoryNonceStore } from "../signing/index.js";
 import { createMemoryStore } from "./store/memory.js";
 import { createCashierKeys } from "./cashier-key.js";
+import { deliveryTargetProblem, type Lookup, type NotifyPolicy } from "./notify-target.js";
 import { ServedHosts } from "./site-guard.js";
 import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
 import type { SandboxStore } from "./store/types.js";
@@ -44,6 +45,14 @@ export interface SandboxOptions {
   callbackTimeoutMs?: number;
   /** Accept http:// notifyUrls on loopback hosts (127.0.0.0/8, ::1, localhost). Default false. */
   allowInsecureNotify?: boolean;
+  /**
+   * Send callbacks to private, link-local and other non-public addresses (and loopback without
+   * allowInsecureNotify). Default false: such notifyUrls are refused (100009) and deliveries to
+   * names resolving to them are not made.
+   */
+  allowPrivateNotify?: boolean;
+  /** How delivery resolves a notifyUrl host (for tests). Default: the system resolver. */
+  resolveHost?: Lookup;
   /** The base of cashierUrl. Default: the URL the sandbox listens on. */
   publicBaseUrl?: string;
   /** Where logs go. Default: quiet (no request lines; internal errors still reach stderr). */
@@ -121,7 +130,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const serverLimits = resolveServerLimits(options.server);
   const logger = options.logger ?? createQuietLogger();
   const clock = createSandboxClock(options.clock);
+  const notifyPolicy: NotifyPolicy = { allowLoopback: options.allowInsecureNotify ?? false, allowPrivate: options.allowPrivateNotify ?? false };
   const callbacks = createCallbackDispatcher({
+    checkTarget: (url) => deliveryTargetProblem(url, notifyPolicy, options.resolveHost),
     clock,
     logger,
     scheduleMs: options.callbackSchedule ?? DEFAULT_CALLBACK_SCHEDULE_MS,
@@ -140,6 +151,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     nonceStore: createMemoryNonceStore({ capacity: options.nonceCapacity ?? SANDBOX_NONCE_CAPACITY }),
     rateLimiter: createRateLimiter(clock),
     allowInsecureNotify: options.allowInsecureNotify ?? false,
+    notifyPolicy,
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
     servedHosts,
     cashierKeys: createCashierKeys(),

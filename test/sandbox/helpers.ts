@@ -171,7 +171,9 @@ export function settableClock(start = T0): { now: () => number; set: (ms: number
 export async function startSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
   const logs = captureLogger();
   const clock = settableClock();
-  const sandbox = createSandbox({ clock, logger: logs, ...options });
+  // Tests deliver to receivers on loopback (https://127.0.0.1:9/cb by default): allowed here,
+  // refused by default elsewhere (test/hostile checks the default).
+  const sandbox = createSandbox({ clock, logger: logs, allowPrivateNotify: true, ...options });
   const listening = await sandbox.listen({ port: 0, host: "127.0.0.1" });
   return new TestSandbox(sandbox, listening.url, logs, () => sandbox.close(), clock);
 }

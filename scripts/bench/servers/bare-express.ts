@@ -33,6 +33,7 @@ const ctx: SandboxContext = {
   nonceStore: createMemoryNonceStore(),
   rateLimiter: createRateLimiter(clock),
   allowInsecureNotify: true,
+  notifyPolicy: { allowLoopback: true, allowPrivate: false },
   publicBaseUrl: (origin) => origin,
   servedHosts: new ServedHosts(),
   cashierKeys: createCashierKeys(),

@@ -10,6 +10,7 @@ import type { RequestHandler } from "express";
 import { precheckSignature, verifySignature } from "../auth.js";
 import { captureRawBody, exactBodyAfterValidation, parseJsonBody, refuseOversizedBody, requireJson } from "../body.js";
 import type { SandboxContext } from "../context.js";
+import { checkNotifyUrl } from "../notify-target.js";
 import { pipeline } from "../pipeline.js";
 import { requireApp } from "../domain/access.js";
 import { syncCustomer } from "../domain/customers.js";
@@ -117,6 +118,7 @@ export function signedRouter(ctx: SandboxContext): RequestHandler {
       installExactJson("signed", ctx.logger),
       specValidator("signed"),
       exactBodyAfterValidation,
+      checkNotifyUrl(ctx.notifyPolicy),
       dispatchOperations("signed", signedOperations(ctx)),
       pathNotFound,
     ],
