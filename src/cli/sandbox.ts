@@ -34,6 +34,8 @@ Options:
                                http:// included, for a local receiver without TLS
   --allow-private-notify       send callbacks to private, link-local and other non-public
                                addresses too (refused by default, also when a name resolves to one)
+  --max-orders-per-app N       orders one app may hold before 100018 (default 2000; reset frees)
+  --max-trades-per-app N       payment trades one app may hold (default 10000)
   --public-base-url URL        base of cashierUrl when the sandbox is reached through a proxy
   --quiet                      no request log lines (errors are still printed)
   -h, --help                   show this help
@@ -47,6 +49,8 @@ const OPTIONS = {
   "callback-schedule": { type: "string" },
   "allow-insecure-notify": { type: "boolean" },
   "allow-private-notify": { type: "boolean" },
+  "max-orders-per-app": { type: "string" },
+  "max-trades-per-app": { type: "string" },
   "public-base-url": { type: "string" },
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -55,6 +59,11 @@ const OPTIONS = {
 class UsageError extends Error {}
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+function parseCount(flag: string, text: string): number {
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new UsageError(`${flag} must be a whole number from 1 to 999999999, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
 
 /** "1s,1s,5s" → [1000, 1000, 5000]. */
 export function parseSchedule(text: string): number[] {
@@ -130,6 +139,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
     logger,
     allowInsecureNotify: values["allow-insecure-notify"] ?? false,
     allowPrivateNotify: values["allow-private-notify"] ?? false,
+    quotas: {
+      ...(values["max-orders-per-app"] !== undefined && { maxOrdersPerApp: parseCount("--max-orders-per-app", values["max-orders-per-app"]) }),
+      ...(values["max-trades-per-app"] !== undefined && { maxTradesPerApp: parseCount("--max-trades-per-app", values["max-trades-per-app"]) }),
+    },
     ...(schedule !== undefined && { callbackSchedule: schedule }),
     ...(values["public-base-url"] !== undefined && { publicBaseUrl: values["public-base-url"] }),
   });

@@ -16,7 +16,7 @@ import { defaultFixtures, parseFixtures, type SandboxFixtures } from "./fixtures
 import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { warmUpValidators } from "./routes/dispatch.js";
 import { createMemoryNonceStore } from "../signing/index.js";
-import { createMemoryStore } from "./store/memory.js";
+import { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
 import { createCashierKeys } from "./cashier-key.js";
 import { deliveryTargetProblem, type Lookup, type NotifyPolicy } from "./notify-target.js";
 import { ServedHosts } from "./site-guard.js";
@@ -28,7 +28,7 @@ export { createSandboxClock, formatPlatformTime, type Clock, type SandboxClock }
 export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
 export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
-export { createMemoryStore } from "./store/memory.js";
+export { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits.js";
 /** Nonces the sandbox remembers at once: 5 minutes of about 3,300 signed requests per second. */
 export const SANDBOX_NONCE_CAPACITY = 1_000_000;
@@ -70,6 +70,8 @@ export interface SandboxOptions {
    * IP literals (a request naming another host is refused with 100017: DNS rebinding).
    */
   allowedHosts?: readonly string[];
+  /** Orders and trades one app may hold (DEFAULT_STORE_QUOTAS: 2,000 and 10,000); beyond, 100018. */
+  quotas?: Partial<StoreQuotas>;
   /** Timeouts and the connection cap of the HTTP server listen() starts (DEFAULT_SERVER_LIMITS). */
   server?: Partial<ServerLimits>;
 }
@@ -144,7 +146,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   servedHosts.addUrl(options.publicBaseUrl);
   for (const host of options.allowedHosts ?? []) servedHosts.add(host);
   const ctx: SandboxContext = {
-    store: createMemoryStore(fixtures),
+    store: createMemoryStore(fixtures, { ...DEFAULT_STORE_QUOTAS, ...options.quotas }),
     clock,
     callbacks,
     logger,
