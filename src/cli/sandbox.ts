@@ -100,7 +100,7 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number): stri
     `  Signed interface   ${url}/open-api/v1   (also unversioned: ${url}/open-api)`,
     `  Key-based          ${url}/v1`,
     `  Control API        ${url}/sandbox   (no signature: a local developer tool)`,
-    `  Cashier pages      ${url}/cashier/{tradeNo}`,
+    `  Cashier pages      ${url}/cashier/{tradeNo}?key=…   (open the cashierUrl an answer gives)`,
     `  Docs               ${url}/docs`,
     "",
     "Demo credentials (from the fixtures; test data, not secrets):",
