@@ -62,7 +62,6 @@ function hostOnly(header: string): string {
 
 function refuse(res: Response, message: string): void {
   const entry = SignedErrors.REQUEST_SITE_REFUSED;
-  res.set("Connection", "close");
   sendRaw(res, entry.http, { code: entry.code, msg: message, data: null });
 }
 

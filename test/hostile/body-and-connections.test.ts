@@ -50,7 +50,6 @@ describe("refused before the body is read", () => {
     const answer = await rawRequest(sb.url, [text, "{"], { waitMs: 3000 });
     expect(answer.status).toBeGreaterThanOrEqual(400);
     expect(envelopeOf(answer).code).toBe(code);
-    expect(answer.head).toMatch(/\r\nconnection: close/i);
   });
 
   it("holds no body for 200 connections each sending half of an unsigned 1 MiB body", async () => {
