@@ -9,8 +9,9 @@
 // Both keep JSON.parse / JSON.stringify semantics otherwise (`__proto__` is an ordinary key,
 // undefined and functions are skipped, toJSON is used), so a body can be swapped between the two
 // without surprises, with two refusals JSON.parse does not make (structure.ts says why): a
-// duplicate key and nesting deeper than MAX_JSON_DEPTH throw a JsonStructureError. Output is compact: the signed
-// open interface signs the exact body text, and the compact form is what the source specifies.
+// duplicate key and nesting deeper than MAX_JSON_DEPTH throw a JsonStructureError. Output is
+// compact: the signed open interface signs the exact body text, and the compact form is what
+// the source specifies.
 import { isInteger, parse, stringify } from "lossless-json";
 import { countKeyEnds, DEPTH_PRESCAN_CHARS, findStructureProblem, findTooDeep, JsonStructureError, MAX_JSON_DEPTH, measureParsed } from "./structure.js";
 
