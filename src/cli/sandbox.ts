@@ -1,6 +1,7 @@
 // `mop sandbox`: runs the local sandbox until SIGINT or SIGTERM. Prints where everything is and
 // the demo credentials, then one JSON line per request unless --quiet.
 import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import {
   createJsonLogger,
@@ -8,6 +9,7 @@ import {
   defaultFixtures,
   defaultFixturesText,
   FixtureError,
+  nonLoopbackWarning,
   parseFixtures,
   ID_RANGES,
   type IdRange,
@@ -32,8 +34,12 @@ Options:
   --print-fixtures             print the data set (default, or --fixtures FILE) and exit
   --callback-schedule LIST     retry delays of callbacks, e.g. 1s,1s,5s (units ms, s, m, h;
                                default 15s,15s,30s,3m,10m,20m,30m,30m,30m,60m,3h,3h,3h,6h,6h)
-  --allow-insecure-notify      accept http:// notifyUrls on loopback hosts (127.0.0.1, ::1,
-                               localhost), for a local receiver without TLS
+  --allow-insecure-notify      accept notifyUrls on loopback hosts (127.0.0.1, ::1, localhost),
+                               http:// included, for a local receiver without TLS
+  --allow-private-notify       send callbacks to private, link-local and other non-public
+                               addresses too (refused by default, also when a name resolves to one)
+  --max-orders-per-app N       orders one app may hold before 100018 (default 2000; reset frees)
+  --max-trades-per-app N       payment trades one app may hold (default 10000)
   --public-base-url URL        base of cashierUrl when the sandbox is reached through a proxy
   --nonce-store URL            record used nonces in Redis (redis://HOST:PORT/DB) so several
                                sandboxes behind one address refuse each other's replays
@@ -52,6 +58,9 @@ const OPTIONS = {
   "print-fixtures": { type: "boolean" },
   "callback-schedule": { type: "string" },
   "allow-insecure-notify": { type: "boolean" },
+  "allow-private-notify": { type: "boolean" },
+  "max-orders-per-app": { type: "string" },
+  "max-trades-per-app": { type: "string" },
   "public-base-url": { type: "string" },
   "nonce-store": { type: "string" },
   "id-range": { type: "string" },
@@ -62,6 +71,11 @@ const OPTIONS = {
 class UsageError extends Error {}
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+function parseCount(flag: string, text: string): number {
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new UsageError(`${flag} must be a whole number from 1 to 999999999, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
 
 /** "1s,1s,5s" → [1000, 1000, 5000]. */
 export function parseSchedule(text: string): number[] {
@@ -104,7 +118,7 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number, idRan
     `  Signed interface   ${url}/open-api/v1   (also unversioned: ${url}/open-api)`,
     `  Key-based          ${url}/v1`,
     `  Control API        ${url}/sandbox   (no signature: a local developer tool)`,
-    `  Cashier pages      ${url}/cashier/{tradeNo}`,
+    `  Cashier pages      ${url}/cashier/{tradeNo}?key=…   (open the cashierUrl an answer gives)`,
     `  Docs               ${url}/docs`,
     "",
     idRange === "safe"
@@ -166,6 +180,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
     logger,
     allowInsecureNotify: values["allow-insecure-notify"] ?? false,
     idRange,
+    allowPrivateNotify: values["allow-private-notify"] ?? false,
+    quotas: {
+      ...(values["max-orders-per-app"] !== undefined && { maxOrdersPerApp: parseCount("--max-orders-per-app", values["max-orders-per-app"]) }),
+      ...(values["max-trades-per-app"] !== undefined && { maxTradesPerApp: parseCount("--max-trades-per-app", values["max-trades-per-app"]) }),
+    },
     ...(schedule !== undefined && { callbackSchedule: schedule }),
     ...(values["public-base-url"] !== undefined && { publicBaseUrl: values["public-base-url"] }),
   });
@@ -180,6 +199,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   const omitted = idRange === "safe" ? safeRangeFixtures(fixtures).omitted : 0;
   io.stdout(banner(listening.url, fixtures, Math.round(performance.now()), idRange, omitted));
+  const exposed = nonLoopbackWarning((listening.server.address() as AddressInfo).address);
+  if (exposed !== undefined) io.stderr(`\n!!! WARNING !!!\n${exposed}\n\n`);
   void sandbox.ready().then(() => io.stdout(`Validators compiled: ready ${Math.round(performance.now())} ms after start.\n`));
   await new Promise<void>((resolve) => {
     const stop = () => {

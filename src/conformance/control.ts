@@ -34,7 +34,7 @@ export class ControlApi {
     // The control spec's paths are relative to its server, e.g. /trades/{tradeNo}/pay under /sandbox.
     const url = buildUrl(this.baseUrl, operation.path, { pathParams });
     const text = bodyText(body ?? (operation.operation.requestBody?.required ? {} : undefined));
-    const exchange = await this.http.send({ method: operation.method, url, headers: text === undefined ? {} : { "Content-Type": "application/json" }, ...(text !== undefined && { body: text }) });
+    const exchange = await this.http.send({ method: operation.method, url, headers: text === undefined && operation.method.toUpperCase() === "GET" ? {} : { "Content-Type": "application/json" }, ...(text !== undefined && { body: text }) });
     const envelope = exchange.response?.json as { code?: number; msg?: string; data?: unknown } | undefined;
     if (!exchange.response || envelope?.code !== 0) {
       throw new Error(`sandbox control ${operationId} failed: ${exchange.error ?? envelope?.msg ?? `HTTP ${exchange.response?.status}`}`);

@@ -9,10 +9,11 @@
 // Both keep JSON.parse / JSON.stringify semantics otherwise (`__proto__` is an ordinary key,
 // undefined and functions are skipped, toJSON is used), so a body can be swapped between the two
 // without surprises, with two refusals JSON.parse does not make (structure.ts says why): a
-// duplicate key and nesting deeper than MAX_JSON_DEPTH throw a JsonStructureError. Output is compact: the signed
-// open interface signs the exact body text, and the compact form is what the source specifies.
+// duplicate key and nesting deeper than MAX_JSON_DEPTH throw a JsonStructureError. Output is
+// compact: the signed open interface signs the exact body text, and the compact form is what
+// the source specifies.
 import { isInteger, parse, stringify } from "lossless-json";
-import { countKeyEnds, findStructureProblem, MAX_JSON_DEPTH, measureParsed } from "./structure.js";
+import { countKeyEnds, DEPTH_PRESCAN_CHARS, findStructureProblem, findTooDeep, JsonStructureError, MAX_JSON_DEPTH, measureParsed } from "./structure.js";
 
 const SIXTEEN_DIGITS = /[0-9]{16}/;
 
@@ -47,6 +48,10 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = {}):
   // kept when a bounded walk finds no level too deep and as many members as the text has key
   // ends (structure.ts); anything else, and text JSON.parse refuses, goes on to the exact path,
   // which names the problem and its position.
+  if (text.length > DEPTH_PRESCAN_CHARS) {
+    const tooDeep = findTooDeep(text, maxDepth);
+    if (tooDeep !== -1) throw new JsonStructureError("too-deep", tooDeep, { limit: maxDepth });
+  }
   if (!SIXTEEN_DIGITS.test(text)) {
     let value: unknown;
     let parsed = true;

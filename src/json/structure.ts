@@ -94,6 +94,33 @@ export function findStructureProblem(text: string, maxDepth: number): JsonStruct
   return undefined;
 }
 
+/**
+ * The position of the first `{` or `[` (outside strings) beyond maxDepth, or -1: a depth-only
+ * pass for long text, so that the engine's parser never builds hundreds of thousands of nested
+ * arrays (it is iterative, but that still takes about 0.4 s per MiB) only to have them refused.
+ */
+export function findTooDeep(text: string, maxDepth: number): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === BACKSLASH) i++;
+        else if (d === QUOTE) break;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return i;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/** Text longer than this is scanned for depth before the engine's parser sees it. */
+export const DEPTH_PRESCAN_CHARS = 16_384;
+
 function keyText(quoted: string, escaped: boolean): string {
   if (!escaped) return quoted.slice(1, -1);
   try {

@@ -2,7 +2,7 @@
 // validator; the validator's own security checks are off), the bearer key of the key-based
 // interface, and the optional per-caller rate limit of both.
 import type { NextFunction, Request, Response } from "express";
-import { verifySignedRequest, type NonceStore } from "../signing/index.js";
+import { verifySignedRequest, type NonceStore, type RequestHeaders } from "../signing/index.js";
 import type { SandboxClock } from "./clock.js";
 import { keyedError, signedError } from "./errors.js";
 import type { SandboxLogger } from "./logger.js";
@@ -42,13 +42,43 @@ interface AuthContext {
   logger: SandboxLogger;
 }
 
+function signatureHeaders(req: Request): RequestHeaders {
+  // Node gives header names in lower case, repeated ones joined: the four are all the check reads.
+  const { headers } = req;
+  return { "x-app-key": headers["x-app-key"], "x-timestamp": headers["x-timestamp"], "x-nonce": headers["x-nonce"], "x-sign": headers["x-sign"] };
+}
+
+// The nonce is recorded by the full check only; the pre-check must never burn it.
+const NO_NONCE_STORE: NonceStore = { useOnce: () => "fresh" };
+
+/**
+ * Before the body is read: the signature headers' presence and format, the app key and the
+ * timestamp window, so an unsigned or stale request costs no body buffering. It is the same
+ * check (verifySignedRequest, one implementation of the rules and messages) over an empty body:
+ * every failure up to the signature itself is final; a signature mismatch only means the body,
+ * not yet read, is still to be checked by verifySignature.
+ */
+export function precheckSignature(ctx: AuthContext) {
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    const result = await verifySignedRequest({
+      headers: signatureHeaders(req),
+      body: "",
+      secretsFor: (appKey) => ctx.store.app(appKey)?.appSecrets,
+      now: () => ctx.clock.now(),
+      nonceStore: NO_NONCE_STORE,
+      windowSeconds: SIGNATURE_WINDOW_SECONDS,
+    });
+    if (result.ok || result.name === "SIGNATURE_MISMATCH") return next();
+    if (result.cause !== undefined) ctx.logger.error("Signature check failed internally.", { error: result.cause });
+    next(signedError(result.name, result.message));
+  };
+}
+
 /** Verifies the four signature headers over the raw body; sets res.locals.appKey. */
 export function verifySignature(ctx: AuthContext) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    // Node gives header names in lower case, repeated ones joined: the four are all the check reads.
-    const { headers } = req;
     const result = await verifySignedRequest({
-      headers: { "x-app-key": headers["x-app-key"], "x-timestamp": headers["x-timestamp"], "x-nonce": headers["x-nonce"], "x-sign": headers["x-sign"] },
+      headers: signatureHeaders(req),
       body: (res.locals.rawBody as Buffer | undefined) ?? "",
       secretsFor: (appKey) => ctx.store.app(appKey)?.appSecrets,
       now: () => ctx.clock.now(),

@@ -1,4 +1,6 @@
 // The request body, from bytes to the handler's exact object, one step each:
+//   refuseOversizedBody  100013 from Content-Length alone, before reading (callers put the
+//                    header-only checks, e.g. the signature pre-check, before captureRawBody too)
 //   captureRawBody   the bytes exactly as sent (any content type, at most 1 MiB) → res.locals.rawBody
 //   requireJson      a non-empty body must be application/json in UTF-8 (100014)
 //   parseJsonBody    lossless parse (100009 naming the position); req.body gets a Number copy
@@ -10,6 +12,22 @@ import { signedError } from "./errors.js";
 import { forValidator, inexactIntegers, mergeExact, parseExactJson } from "./int64.js";
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** True when the request announces a body (a Content-Length above 0, or chunked). */
+export function announcesBody(req: Request): boolean {
+  if (req.headers["transfer-encoding"] !== undefined) return true;
+  const length = Number(req.headers["content-length"]);
+  return Number.isFinite(length) && length > 0;
+}
+
+/** 100013 as soon as Content-Length says the body is over the limit, before any byte of it is read. */
+export function refuseOversizedBody(req: Request, _res: Response, next: NextFunction): void {
+  const header = req.headers["content-length"];
+  if (header !== undefined && /^[0-9]+$/.test(header) && Number(header) > BODY_LIMIT_BYTES) {
+    return next(signedError("BODY_TOO_LARGE", `The request body is larger than 1 MiB (Content-Length ${header}, the limit is ${BODY_LIMIT_BYTES} bytes).`));
+  }
+  next();
+}
 
 const rawParser = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
 

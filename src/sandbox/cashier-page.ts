@@ -20,11 +20,16 @@ const STATUS_TEXT: Record<TradeRecord["status"], string> = {
   CLOSED: "closed",
 };
 
-/** Security headers for the sandbox's HTML pages: nothing loads from anywhere. */
+/**
+ * Security headers for the sandbox's HTML pages: nothing loads from anywhere. Referrer-Policy
+ * same-origin (not no-referrer): under no-referrer a browser sends `Origin: null` with the page's
+ * own form posts, which the cross-origin check (site-guard.ts) cannot tell from a foreign page's.
+ * Other sites still get no referrer (and the return link is rel=noreferrer).
+ */
 export const PAGE_HEADERS = {
   "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
+  "Referrer-Policy": "same-origin",
 };
 
 const STYLE = `
@@ -65,9 +70,10 @@ export interface CashierPageState {
   notice?: { kind: "done" | "alert"; text: string };
 }
 
-export function renderCashierPage(trade: TradeRecord, state: CashierPageState = {}): string {
+/** The page of a trade; `key` is its cashier key, carried by the Pay and Close forms. */
+export function renderCashierPage(trade: TradeRecord, key: string, state: CashierPageState = {}): string {
   const amount = `¥${yuan(trade.totalAmount)}`;
-  const action = (verb: string) => `/cashier/${encodeURIComponent(trade.tradeNo)}/${verb}`;
+  const action = (verb: string) => `/cashier/${encodeURIComponent(trade.tradeNo)}/${verb}?key=${encodeURIComponent(key)}`;
   const rows: [string, string][] = [
     ["Amount", `<span class="amount" id="amount">${escapeHtml(amount)}</span>`],
     ["Status", `<span id="status">${trade.status}</span> (${STATUS_TEXT[trade.status]})`],
@@ -106,6 +112,22 @@ export function renderNotFoundPage(tradeNo: string): string {
   return page(
     "Trade not found – sandbox cashier",
     `<h1>Trade not found</h1>
-<p class="alert" role="alert">No payment trade <strong>${escapeHtml(tradeNo.slice(0, 64))}</strong> exists in this sandbox. It may have been dropped by a reset.</p>`,
+<p class="alert" role="alert">No payment trade <strong>${escapeHtml(tradeNo.slice(0, 64))}</strong> exists in this sandbox, or the address lacks the trade's key: open the <code>cashierUrl</code> exactly as the API returned it. A reset drops every trade.</p>`,
+  );
+}
+
+export function renderBadAddressPage(): string {
+  return page(
+    "Bad address – sandbox cashier",
+    `<h1>Bad address</h1>
+<p class="alert" role="alert">This cashier address is malformed (bad percent-encoding). Open the <code>cashierUrl</code> exactly as the API returned it.</p>`,
+  );
+}
+
+export function renderRefusedPage(reason: string): string {
+  return page(
+    "Refused – sandbox cashier",
+    `<h1>Refused</h1>
+<p class="alert" role="alert">${escapeHtml(reason)}</p>`,
   );
 }

@@ -1,6 +1,9 @@
 // What every part of a running sandbox shares.
 import type { NonceStore } from "../signing/index.js";
 import type { RateLimiter } from "./auth.js";
+import type { CashierKeys } from "./cashier-key.js";
+import type { NotifyPolicy } from "./notify-target.js";
+import type { ServedHosts } from "./site-guard.js";
 import type { CallbackDispatcher } from "./callbacks/dispatcher.js";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxLogger } from "./logger.js";
@@ -17,6 +20,12 @@ export interface SandboxContext {
   allowInsecureNotify: boolean;
   /** Where new order ids come from: above 2^53 ("large", the default) or below ("safe"). */
   idRange?: IdRange;
+  /** Which notifyUrl hosts callbacks may go to (notify-target.ts). */
+  notifyPolicy: NotifyPolicy;
   /** The base of cashier URLs: the configured publicBaseUrl, else the listen URL, else the request's own origin. */
   publicBaseUrl(requestOrigin: string): string;
+  /** The Host names answered (site-guard.ts). */
+  servedHosts: ServedHosts;
+  /** The key in each cashierUrl (cashier-key.ts). */
+  cashierKeys: CashierKeys;
 }

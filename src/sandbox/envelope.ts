@@ -9,6 +9,7 @@
 // writer then sends 100099 instead of the invalid body.
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
+import { announcesBody } from "./body.js";
 import { toFailure, toKeyedName, type KeyedErrorName, type SignedErrorName } from "./errors.js";
 import { stringifyExactJson, validatorCopy } from "./int64.js";
 import type { SandboxLogger } from "./logger.js";
@@ -116,6 +117,11 @@ export function envelopeErrorHandler(variant: Variant, logger: SandboxLogger): E
       return;
     }
     for (const [name, value] of Object.entries(failure.headers)) res.set(name, value);
+    // A body refused for its size is not read at all: close the connection after the answer
+    // rather than read and discard up to whatever Content-Length claims. Other early refusals
+    // leave an unread body of at most 1 MiB, which Node reads and discards (no buffering) so the
+    // connection stays usable and the client, still sending, is not cut off mid-write.
+    if (failure.name === "BODY_TOO_LARGE" && res.locals.rawBody === undefined && announcesBody(req)) res.set("Connection", "close");
     const envelope = failureEnvelope(variant, entry.code, message);
     if (res.locals.exactJsonInstalled === true && entry.http < 500) respond(res, entry.http, envelope);
     else sendRaw(res, entry.http, envelope);

@@ -62,10 +62,20 @@ function describeFieldError(error: FieldError): string {
   return `${field} ${message}`;
 }
 
-/** One message naming every failing field and why, e.g. "body.subject must NOT have more than 32 characters; query.pageSize must be <= 100". */
+/** Failing fields named in one message at most; the rest are counted. */
+export const LISTED_VALIDATION_ERRORS = 20;
+
+/**
+ * One message naming every failing field and why, e.g. "body.subject must NOT have more than
+ * 32 characters; query.pageSize must be <= 100"; past LISTED_VALIDATION_ERRORS, "… and N more".
+ */
 export function describeValidationErrors(errors: readonly FieldError[], fallback: string): string {
-  const lines = [...new Set(errors.map(describeFieldError))];
-  return lines.length > 0 ? lines.join("; ") : fallback;
+  const lines = new Set<string>();
+  for (const error of errors) lines.add(describeFieldError(error));
+  if (lines.size === 0) return fallback;
+  const listed = [...lines].slice(0, LISTED_VALIDATION_ERRORS).join("; ");
+  const rest = lines.size - LISTED_VALIDATION_ERRORS;
+  return rest > 0 ? `${listed}; and ${rest} more` : listed;
 }
 
 export interface Failure {

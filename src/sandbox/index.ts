@@ -16,8 +16,12 @@ import { defaultFixtures, parseFixtures, type SandboxFixtures } from "./fixtures
 import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { warmUpValidators } from "./routes/dispatch.js";
 import { createMemoryNonceStore, type NonceStore } from "../signing/index.js";
-import { createMemoryStore } from "./store/memory.js";
+import { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
 import { ID_RANGES as ID_RANGE_NAMES, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
+import { createCashierKeys } from "./cashier-key.js";
+import { deliveryTargetProblem, type Lookup, type NotifyPolicy } from "./notify-target.js";
+import { ServedHosts } from "./site-guard.js";
+import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
 import type { SandboxStore } from "./store/types.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackEvent } from "./callbacks/dispatcher.js";
@@ -26,7 +30,8 @@ export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseF
 export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
 export { ID_RANGES, idsRoundingTo, type IdRange } from "./domain/id-range.js";
-export { createMemoryStore } from "./store/memory.js";
+export { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
+export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits.js";
 /** Nonces the sandbox remembers at once: 5 minutes of about 3,300 signed requests per second. */
 export const SANDBOX_NONCE_CAPACITY = 1_000_000;
 export type * from "./store/types.js";
@@ -42,6 +47,14 @@ export interface SandboxOptions {
   callbackTimeoutMs?: number;
   /** Accept http:// notifyUrls on loopback hosts (127.0.0.0/8, ::1, localhost). Default false. */
   allowInsecureNotify?: boolean;
+  /**
+   * Send callbacks to private, link-local and other non-public addresses (and loopback without
+   * allowInsecureNotify). Default false: such notifyUrls are refused (100009) and deliveries to
+   * names resolving to them are not made.
+   */
+  allowPrivateNotify?: boolean;
+  /** How delivery resolves a notifyUrl host (for tests). Default: the system resolver. */
+  resolveHost?: Lookup;
   /** The base of cashierUrl. Default: the URL the sandbox listens on. */
   publicBaseUrl?: string;
   /** Where logs go. Default: quiet (no request lines; internal errors still reach stderr). */
@@ -65,6 +78,15 @@ export interface SandboxOptions {
    * records with larger ids (and authorisations of them) are left out.
    */
   idRange?: IdRange;
+  /**
+   * Host names answered besides loopback names, the listen address, the publicBaseUrl host and
+   * IP literals (a request naming another host is refused with 100017: DNS rebinding).
+   */
+  allowedHosts?: readonly string[];
+  /** Orders and trades one app may hold (DEFAULT_STORE_QUOTAS: 2,000 and 10,000); beyond, 100018. */
+  quotas?: Partial<StoreQuotas>;
+  /** Timeouts and the connection cap of the HTTP server listen() starts (DEFAULT_SERVER_LIMITS). */
+  server?: Partial<ServerLimits>;
 }
 
 export interface ListeningSandbox {
@@ -93,16 +115,30 @@ function loadFixtureOption(fixtures: string | object | undefined, idRange: IdRan
   return idRange === "safe" ? safeRangeFixtures(loaded).fixtures : loaded;
 }
 
-/** Malformed HTTP never reaches Express; answer it with an envelope too. */
-function clientErrorResponse(error: NodeJS.ErrnoException): string {
-  const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
-  const body = JSON.stringify({
-    code: SignedErrors.VALIDATION_FAILED.code,
-    msg: tooLarge ? "The request headers are too large." : "The request is not valid HTTP.",
-    data: null,
-  });
-  const status = tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request";
-  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+/** Malformed or too slow HTTP never reaches Express; answer it with an envelope too. */
+function clientErrorResponse(error: NodeJS.ErrnoException, limits: ServerLimits): string {
+  const [status, msg] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? ["431 Request Header Fields Too Large", "The request headers are too large."]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? ["408 Request Timeout", `The request was not received in time: headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms.`]
+        : ["400 Bad Request", "The request is not valid HTTP."];
+  const body = JSON.stringify({ code: SignedErrors.VALIDATION_FAILED.code, msg, data: null });
+  return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** 127.0.0.0/8, ::1 and ::ffff:127.x: only this machine can connect. */
+export function isLoopbackAddress(address: string): boolean {
+  return /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(address) || address === "::1";
+}
+
+/** The warning listen() logs for an address other machines can reach; undefined for loopback. */
+export function nonLoopbackWarning(address: string): string | undefined {
+  if (isLoopbackAddress(address)) return undefined;
+  return (
+    `The sandbox listens on ${address}, which is not a loopback address: anyone who can reach it can use the control API ` +
+    "(no authentication by design), pay trades and reset data. Listen on 127.0.0.1 unless the network is trusted."
+  );
 }
 
 /** Each app gets an equal share of the capacity, so one app cannot starve the others (at least 4 shares). */
@@ -116,9 +152,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     throw new RangeError(`createSandbox: idRange must be "large" or "safe", got ${JSON.stringify(idRange)}`);
   }
   const fixtures = loadFixtureOption(options.fixtures, idRange);
+  const serverLimits = resolveServerLimits(options.server);
   const logger = options.logger ?? createQuietLogger();
   const clock = createSandboxClock(options.clock);
+  const notifyPolicy: NotifyPolicy = { allowLoopback: options.allowInsecureNotify ?? false, allowPrivate: options.allowPrivateNotify ?? false };
   const callbacks = createCallbackDispatcher({
+    checkTarget: (url) => deliveryTargetProblem(url, notifyPolicy, options.resolveHost),
     clock,
     logger,
     scheduleMs: options.callbackSchedule ?? DEFAULT_CALLBACK_SCHEDULE_MS,
@@ -126,8 +165,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
   });
   let listenUrl: string | undefined;
+  const servedHosts = new ServedHosts();
+  servedHosts.addUrl(options.publicBaseUrl);
+  for (const host of options.allowedHosts ?? []) servedHosts.add(host);
   const ctx: SandboxContext = {
-    store: createMemoryStore(fixtures),
+    store: createMemoryStore(fixtures, { ...DEFAULT_STORE_QUOTAS, ...options.quotas }),
     clock,
     callbacks,
     logger,
@@ -135,15 +177,19 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     rateLimiter: createRateLimiter(clock),
     allowInsecureNotify: options.allowInsecureNotify ?? false,
     idRange,
+    notifyPolicy,
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
+    servedHosts,
+    cashierKeys: createCashierKeys(),
   };
   const app = createSandboxApp(ctx);
   const servers = new Set<ListeningSandbox>();
 
   async function listen({ port = 0, host = "127.0.0.1" }: { port?: number; host?: string } = {}): Promise<ListeningSandbox> {
-    const server = createServer(app);
+    const server = createServer(serverOptions(serverLimits), app);
+    applyServerLimits(server, serverLimits);
     server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
-      if (socket.writable) socket.end(clientErrorResponse(error));
+      if (socket.writable) socket.end(clientErrorResponse(error, serverLimits));
       else socket.destroy();
     });
     await new Promise<void>((resolve, reject) => {
@@ -154,6 +200,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       });
     });
     const address = server.address() as AddressInfo;
+    servedHosts.add(host);
+    const warning = nonLoopbackWarning(address.address);
+    if (warning !== undefined) logger.warn(warning, { host, address: address.address });
     const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
     listenUrl ??= url;
     const handle: ListeningSandbox = {

@@ -31,6 +31,7 @@ import { OpenApiContext } from "express-openapi-validator/dist/framework/openapi
 import { BadRequest, MethodNotAllowed, NotFound } from "express-openapi-validator/dist/framework/types.js";
 import { SchemaPreprocessor, httpMethods } from "express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js";
 import { createRequire } from "node:module";
+import { createArrayLimitCheck } from "./array-limits.js";
 import type { OpenApiDocument } from "./spec.js";
 
 // path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the sandbox's).
@@ -291,7 +292,7 @@ export async function prepareSpec(spec: OpenApiDocument, options: { prefill?: bo
 }
 
 export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
-  type Steps = { metadata: (req: Request) => void; request: RequestHandler; response: RequestHandler };
+  type Steps = { metadata: (req: Request) => void; arrays: (req: Request) => void; request: RequestHandler; response: RequestHandler };
   let steps: Steps | undefined;
   let failure: unknown;
   const ready = prepareSpec(spec).then(
@@ -299,6 +300,7 @@ export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
       const internals = validator as unknown as ValidatorInternals;
       steps = {
         metadata: metadataStep(context, responseApiDoc),
+        arrays: createArrayLimitCheck(context.apiDoc as unknown as Record<string, unknown>),
         request: internals.requestValidationMiddleware(context.apiDoc),
         response: internals.responseValidationMiddleware(responseApiDoc, context.serial),
       };
@@ -313,6 +315,8 @@ export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
     let failed: unknown;
     try {
       current.metadata(req);
+      // Oversized arrays are refused by their count before the validator lists item errors.
+      current.arrays(req);
       current.request(req, res, (error?: unknown) => {
         if (error) failed = error;
         else passed = true;

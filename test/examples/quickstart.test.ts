@@ -61,7 +61,7 @@ it("goes from a first order to a verified payment callback, as docs/quickstart.m
   const tradeNo = text.match(/trade (\d+) \(ORDER-\d+\) waiting for payment/)![1]!;
   expect(text).toContain(`${listening.url}/cashier/${tradeNo}`);
 
-  const paid = await fetch(`${listening.url}/sandbox/trades/${tradeNo}/pay`, { method: "POST" });
+  const paid = await fetch(`${listening.url}/sandbox/trades/${tradeNo}/pay`, { method: "POST", headers: { "Content-Type": "application/json" } });
   expect(((await paid.json()) as { code: number }).code).toBe(0);
   await expect.poll(receiver.output, { timeout: 10_000 }).toMatch(new RegExp(`verified payment\\.succeeded evt_\\w+: .*"tradeNo":"${tradeNo}".*"attach":"quickstart"`));
 }, 60_000);

@@ -134,6 +134,20 @@ const cases: [Name, () => Promise<Answer>, RegExp][] = [
     },
     /applicationId \d+ was already approved/,
   ],
+  ["REQUEST_SITE_REFUSED", () => sb.raw("/sandbox/reset", { method: "POST", headers: { Origin: "https://evil.example", "Content-Type": "application/json" } }), /another origin is refused \(Origin: https:\/\/evil\.example\)/],
+  [
+    "APP_QUOTA_EXCEEDED",
+    async () => {
+      const small = await startSandbox({ quotas: { maxOrdersPerApp: 1 } });
+      try {
+        await small.createOrder();
+        return await small.signed({ path: "/orders", body: { merchantId: 10001, userId: DEMO_USER, orderType: 1, items: [item] } });
+      } finally {
+        await small.close();
+      }
+    },
+    /already has 1 orders/,
+  ],
 ];
 
 describe("every registry code the sandbox produces", () => {

@@ -111,7 +111,9 @@ export class TestSandbox {
   /** A request to the control API (/sandbox). */
   async control(method: string, path: string, body?: unknown): Promise<Answer> {
     const text = bodyText(body);
-    return answer(await fetch(`${this.url}/sandbox${path}`, { method, headers: text ? { "Content-Type": "application/json" } : {}, body: text || undefined }));
+    // State-changing control requests must be application/json, body or not (site-guard.ts).
+    const json = text !== "" || (method !== "GET" && method !== "HEAD");
+    return answer(await fetch(`${this.url}/sandbox${path}`, { method, headers: json ? { "Content-Type": "application/json" } : {}, body: text || undefined }));
   }
 
   /** A request to the key-based interface (/v1). */
@@ -169,7 +171,9 @@ export function settableClock(start = T0): { now: () => number; set: (ms: number
 export async function startSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
   const logs = captureLogger();
   const clock = settableClock();
-  const sandbox = createSandbox({ clock, logger: logs, ...options });
+  // Tests deliver to receivers on loopback (https://127.0.0.1:9/cb by default): allowed here,
+  // refused by default elsewhere (test/hostile checks the default).
+  const sandbox = createSandbox({ clock, logger: logs, allowPrivateNotify: true, ...options });
   const listening = await sandbox.listen({ port: 0, host: "127.0.0.1" });
   return new TestSandbox(sandbox, listening.url, logs, () => sandbox.close(), clock);
 }

@@ -72,7 +72,7 @@ describe("orders", () => {
     const id = await sb.createOrder();
     const payment = ok("payOrder", await sb.signed({ path: `/orders/${id}/pay`, body: { merchantId: 10001, notifyUrl: "https://127.0.0.1:9/cb", attach: "a" } }));
     expect(payment).toMatchObject({ orderId: id, outTradeNo: `ORDER-${id}` });
-    expect(payment.cashierUrl).toBe(`${sb.url}/cashier/${payment.tradeNo}`);
+    expect(payment.cashierUrl).toMatch(new RegExp(`^${sb.url}/cashier/${payment.tradeNo}\\?key=[A-Za-z0-9_-]{22}$`));
     expect((await sb.control("POST", `/trades/${payment.tradeNo}/pay`)).json.code).toBe(0);
     const refund = ok("refundOrder", await sb.signed({ path: `/orders/${id}/refund?merchantId=10001`, body: { reason: "out of stock", outRefundNo: "R-1" } }));
     expect(refund).toMatchObject({ orderId: id, merchantId: 10001, refundAmount: 3600, reason: "out of stock", outRefundNo: "R-1", status: "SUCCESS" });
@@ -107,7 +107,7 @@ describe("payment", () => {
       body: { merchantId: 10001, outTradeNo: "M20261122-000123", totalAmount: 4250, subject: "Tea house order 000123", body: "2 teas", notifyUrl: "https://app.example.com/cb", returnUrl: "https://app.example.com/r", expireMinutes: 15, attach: '{"cartId":"c-889","coupon":null}' },
     }));
     expect(session.tradeNo).toMatch(/^[1-9][0-9]{18}$/);
-    expect(session.cashierUrl).toBe(`${sb.url}/cashier/${session.tradeNo}`);
+    expect(session.cashierUrl).toMatch(new RegExp(`^${sb.url}/cashier/${session.tradeNo}\\?key=[A-Za-z0-9_-]{22}$`));
     const trade = ok("queryPayment", await sb.signed({ path: `/payment/query?tradeNo=${session.tradeNo}` }));
     expect(trade).toEqual({ tradeNo: session.tradeNo, outTradeNo: "M20261122-000123", tradeStatus: "WAIT_BUYER_PAY", totalAmount: 4250, payTime: null, attach: '{"cartId":"c-889","coupon":null}' });
   });

@@ -135,10 +135,13 @@ export function cliPath(): string {
   return join(base, "bin", "mop.js");
 }
 
-/** `node bin/mop.js sandbox --port 0 --quiet`: the built CLI, exactly as users start it. */
+// Load runs create far more orders and trades than one app may keep by default.
+const UNBOUNDED_QUOTAS = ["--max-orders-per-app", "999999999", "--max-trades-per-app", "999999999"];
+
+/** `node bin/mop.js sandbox --port 0 --quiet`: the built CLI, exactly as users start it (quotas lifted). */
 export async function startSandboxProcess(extraArgs: string[] = [], nodeArgs: string[] = []): Promise<ServerProcess & { bannerMs: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, cliPath(), "sandbox", "--port", "0", "--quiet", ...extraArgs], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...nodeArgs, cliPath(), "sandbox", "--port", "0", "--quiet", ...UNBOUNDED_QUOTAS, ...extraArgs], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   const match = await waitForLine(child, /Signed interface\s+(http:\/\/\S+?)\/open-api\/v1\s/, 30_000, "mop sandbox");
   const bannerMs = performance.now() - started;
   const origin = match[1] ?? "";

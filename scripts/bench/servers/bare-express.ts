@@ -8,7 +8,9 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { createCallbackDispatcher } from "../../../src/sandbox/callbacks/dispatcher.js";
 import { createRateLimiter } from "../../../src/sandbox/auth.js";
+import { createCashierKeys } from "../../../src/sandbox/cashier-key.js";
 import { createSandboxClock } from "../../../src/sandbox/clock.js";
+import { ServedHosts } from "../../../src/sandbox/site-guard.js";
 import type { SandboxContext } from "../../../src/sandbox/context.js";
 import { ApiError } from "../../../src/sandbox/errors.js";
 import { defaultFixtures } from "../../../src/sandbox/fixtures/load.js";
@@ -24,14 +26,17 @@ const APP_KEY = "demo-app-key";
 const clock = createSandboxClock();
 const logger = createQuietLogger();
 const ctx: SandboxContext = {
-  store: createMemoryStore(defaultFixtures()),
+  store: createMemoryStore(defaultFixtures(), { maxOrdersPerApp: Number.MAX_SAFE_INTEGER, maxTradesPerApp: Number.MAX_SAFE_INTEGER }),
   clock,
   callbacks: createCallbackDispatcher({ clock, logger, scheduleMs: [1000], timeoutMs: 5000, fetch: (input, init) => fetch(input, init) }),
   logger,
   nonceStore: createMemoryNonceStore(),
   rateLimiter: createRateLimiter(clock),
   allowInsecureNotify: true,
+  notifyPolicy: { allowLoopback: true, allowPrivate: false },
   publicBaseUrl: (origin) => origin,
+  servedHosts: new ServedHosts(),
+  cashierKeys: createCashierKeys(),
 };
 const handlers = signedOperations(ctx);
 

@@ -83,6 +83,8 @@ export interface CallbackDispatcherOptions {
   scheduleMs: readonly number[];
   timeoutMs: number;
   fetch: typeof fetch;
+  /** Why a target may not be contacted now (checked before every attempt), or undefined. */
+  checkTarget?: (url: string) => Promise<string | undefined>;
 }
 
 export interface CallbackDispatcher {
@@ -109,7 +111,11 @@ export function newEventId(): string {
   return id;
 }
 
+/** A target the policy refuses: the attempt fails with this reason, nothing is sent. */
+class RefusedTarget extends Error {}
+
 function describeFetchError(error: unknown): string {
+  if (error instanceof RefusedTarget) return `refused: ${error.message}`;
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   if (cause?.code) return `${cause.code}${cause.message ? `: ${cause.message}` : ""}`;
   return error instanceof Error ? error.message : String(error);
@@ -156,6 +162,8 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     let httpStatus: number | null = null;
     let error: string | null = null;
     try {
+      const refused = options.checkTarget ? await options.checkTarget(event.targetUrl) : undefined;
+      if (refused !== undefined) throw new RefusedTarget(refused);
       const headers = signRequestHeaders({ appKey: event.appKey, appSecret: secret, body: event.body, now: () => clock.now() });
       const response = await options.fetch(event.targetUrl, {
         method: "POST",

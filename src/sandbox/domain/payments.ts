@@ -10,7 +10,7 @@ import { requireMerchant } from "./access.js";
 import { moveOrder, ORDER_STATUS } from "./order-status.js";
 
 export function cashierUrl(ctx: SandboxContext, tradeNo: string, requestOrigin: string): string {
-  return `${ctx.publicBaseUrl(requestOrigin)}/cashier/${tradeNo}`;
+  return `${ctx.publicBaseUrl(requestOrigin)}/cashier/${tradeNo}?key=${ctx.cashierKeys.keyFor(tradeNo)}`;
 }
 
 /** yyyyMMddHHmmss (platform time) + a 5-digit sequence: 19 digits, unique in this sandbox. */

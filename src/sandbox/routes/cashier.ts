@@ -1,10 +1,13 @@
-// The cashier page at /cashier/{tradeNo}: GET shows the trade; the Pay and Close buttons POST
-// here and redirect back (303) to show the new status. Unknown trades get a 404 page.
+// The cashier page at /cashier/{tradeNo}?key=…: GET shows the trade; the Pay and Close buttons
+// POST here and redirect back (303) to show the new status. An unknown trade, or a known one
+// without its key (cashier-key.ts), gets the same 404 page; a POST from another origin's page
+// gets 403 (site-guard.ts); a malformed address gets a 400 page.
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
-import { PAGE_HEADERS, renderCashierPage, renderNotFoundPage } from "../cashier-page.js";
+import { PAGE_HEADERS, renderBadAddressPage, renderCashierPage, renderNotFoundPage, renderRefusedPage } from "../cashier-page.js";
 import type { SandboxContext } from "../context.js";
 import { closeTrade, payTrade, refreshTrade } from "../domain/payments.js";
 import { ApiError } from "../errors.js";
+import { crossOriginMessage, crossOriginReason } from "../site-guard.js";
 import type { TradeRecord } from "../store/types.js";
 
 const NOTICES: Record<string, string> = { paid: "Payment successful.", closed: "The payment was closed." };
@@ -13,9 +16,12 @@ function sendPage(res: Response, status: number, html: string): void {
   res.status(status).set(PAGE_HEADERS).type("html").send(html);
 }
 
-function findTrade(ctx: SandboxContext, tradeNo: string): TradeRecord | undefined {
+/** The trade when it exists and the request carries its key; else undefined (the same 404 either way). */
+function findTrade(ctx: SandboxContext, req: Request<{ tradeNo: string }>): TradeRecord | undefined {
+  const { tradeNo } = req.params;
   const trade = /^[0-9]{1,19}$/.test(tradeNo) ? ctx.store.trade(tradeNo) : undefined;
-  return trade && refreshTrade(ctx, trade);
+  if (!trade || !ctx.cashierKeys.matches(tradeNo, req.query.key)) return undefined;
+  return refreshTrade(ctx, trade);
 }
 
 export function cashierRouter(ctx: SandboxContext): Router {
@@ -23,30 +29,38 @@ export function cashierRouter(ctx: SandboxContext): Router {
 
   router.get("/:tradeNo", (req: Request<{ tradeNo: string }>, res) => {
     res.locals.operationId = "cashierPage";
-    const trade = findTrade(ctx, req.params.tradeNo);
+    const trade = findTrade(ctx, req);
     if (!trade) return sendPage(res, 404, renderNotFoundPage(req.params.tradeNo));
     const done = typeof req.query.done === "string" ? NOTICES[req.query.done] : undefined;
-    sendPage(res, 200, renderCashierPage(trade, done ? { notice: { kind: "done", text: done } } : {}));
+    sendPage(res, 200, renderCashierPage(trade, ctx.cashierKeys.keyFor(trade.tradeNo), done ? { notice: { kind: "done", text: done } } : {}));
   });
 
   const act = (verb: "pay" | "close", run: (tradeNo: string) => void, done: string) =>
     (req: Request<{ tradeNo: string }>, res: Response) => {
       res.locals.operationId = verb === "pay" ? "cashierPay" : "cashierClose";
-      const trade = findTrade(ctx, req.params.tradeNo);
+      const crossOrigin = crossOriginReason(req);
+      if (crossOrigin !== undefined) return sendPage(res, 403, renderRefusedPage(crossOriginMessage(crossOrigin)));
+      const trade = findTrade(ctx, req);
       if (!trade) return sendPage(res, 404, renderNotFoundPage(req.params.tradeNo));
+      const key = ctx.cashierKeys.keyFor(trade.tradeNo);
       try {
         run(trade.tradeNo);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        return sendPage(res, 409, renderCashierPage(trade, { notice: { kind: "alert", text: error.message } }));
+        return sendPage(res, 409, renderCashierPage(trade, key, { notice: { kind: "alert", text: error.message } }));
       }
-      res.redirect(303, `/cashier/${trade.tradeNo}?done=${done}`);
+      res.redirect(303, `/cashier/${trade.tradeNo}?key=${key}&done=${done}`);
     };
 
   router.post("/:tradeNo/pay", act("pay", (tradeNo) => payTrade(ctx, tradeNo), "paid"));
   router.post("/:tradeNo/close", act("close", (tradeNo) => closeTrade(ctx, tradeNo, "closed by the user at the cashier"), "closed"));
   router.use((req: Request, res: Response) => sendPage(res, 404, renderNotFoundPage(req.path.split("/")[1] ?? "")));
-  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    // A path the router cannot decode (bad percent-encoding, e.g. /cashier/%ff) is the client's mistake.
+    if (error instanceof URIError || (error as { status?: unknown } | null)?.status === 400) {
+      if (!res.headersSent) return sendPage(res, 400, renderBadAddressPage());
+      return next(error);
+    }
     ctx.logger.error("Internal error on the cashier page. This is a sandbox bug.", { path: req.originalUrl, error });
     if (!res.headersSent) sendPage(res, 500, "<!doctype html><html lang=\"en\"><title>Error</title><p>Internal sandbox error; see the sandbox log.</p></html>");
   });

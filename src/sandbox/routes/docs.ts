@@ -5,6 +5,7 @@ import { join } from "node:path";
 import express, { type Router } from "express";
 import { packageRoot } from "../../util/package-root.js";
 import { escapeHtml, PAGE_HEADERS } from "../cashier-page.js";
+import { DOCS_SECURITY_HEADERS } from "../security-headers.js";
 import { specPath, type SpecName } from "../spec.js";
 
 const SPECS: { name: SpecName; title: string }[] = [
@@ -32,6 +33,10 @@ ${items}
 
 export function docsRouter(): Router {
   const router = express.Router();
+  router.use((_req, res, next) => {
+    res.set(DOCS_SECURITY_HEADERS);
+    next();
+  });
   const site = join(packageRoot(), "docs", "site");
   for (const { name } of SPECS) {
     router.get(`/specs/${name}.openapi.json`, (_req, res) => {

@@ -1,8 +1,8 @@
-// The key-based interface at /v1: bearer key (401), then the same body, validator and envelope
+// The key-based interface at /v1: bearer key (401, before the body is read), then the same body, validator and envelope
 // steps as the signed interface, with its own envelope {code, message, data} and code 200.
 import type { RequestHandler } from "express";
 import { verifyBearer } from "../auth.js";
-import { captureRawBody, exactBodyAfterValidation, parseJsonBody, requireJson } from "../body.js";
+import { captureRawBody, exactBodyAfterValidation, parseJsonBody, refuseOversizedBody, requireJson } from "../body.js";
 import type { SandboxContext } from "../context.js";
 import { pipeline } from "../pipeline.js";
 import { listAccountMerchants } from "../domain/merchants.js";
@@ -12,8 +12,9 @@ import { dispatchOperations, pathNotFound, specValidator } from "./dispatch.js";
 export function keyedRouter(ctx: SandboxContext): RequestHandler {
   return pipeline(
     [
-      captureRawBody,
+      refuseOversizedBody,
       verifyBearer(ctx),
+      captureRawBody,
       requireJson,
       parseJsonBody({ allowInsecureNotify: false }),
       installExactJson("keyed", ctx.logger),

@@ -1,13 +1,16 @@
 // The signed open interface, mounted at /open-api (the spec's servers make it answer on both
 // /open-api/v1 and /open-api). The pipeline, in order, one place each:
-//   raw body (1 MiB, 100013) → signature (100001-100005, 100010-100012) → rate limit (100006)
+//   Content-Length over 1 MiB (100013) → signature headers, app key and timestamp window
+//   before any body byte is read → raw body (1 MiB, 100013) → signature (100001-100005,
+//   100010-100012) → rate limit (100006)
 //   → content type (100014) → lossless JSON parse (100009) → exact res.json writer
 //   → express-openapi-validator (requests 100009/100015/100016, responses) → exact body
 //   → handler by operationId → one error handler (every error → envelope).
 import type { RequestHandler } from "express";
-import { verifySignature } from "../auth.js";
-import { captureRawBody, exactBodyAfterValidation, parseJsonBody, requireJson } from "../body.js";
+import { precheckSignature, verifySignature } from "../auth.js";
+import { captureRawBody, exactBodyAfterValidation, parseJsonBody, refuseOversizedBody, requireJson } from "../body.js";
 import type { SandboxContext } from "../context.js";
+import { checkNotifyUrl } from "../notify-target.js";
 import { pipeline } from "../pipeline.js";
 import { requireApp } from "../domain/access.js";
 import { syncCustomer } from "../domain/customers.js";
@@ -106,6 +109,8 @@ export function signedOperations(ctx: SandboxContext): Record<string, OperationH
 export function signedRouter(ctx: SandboxContext): RequestHandler {
   return pipeline(
     [
+      refuseOversizedBody,
+      precheckSignature(ctx),
       captureRawBody,
       verifySignature(ctx),
       requireJson,
@@ -113,6 +118,7 @@ export function signedRouter(ctx: SandboxContext): RequestHandler {
       installExactJson("signed", ctx.logger),
       specValidator("signed"),
       exactBodyAfterValidation,
+      checkNotifyUrl(ctx.notifyPolicy),
       dispatchOperations("signed", signedOperations(ctx)),
       pathNotFound,
     ],

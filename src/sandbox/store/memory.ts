@@ -1,4 +1,5 @@
 // The in-memory SandboxStore: maps keyed by id, rebuilt from the fixtures on reset.
+import { ApiError, signedError } from "../errors.js";
 import type { SandboxFixtures } from "../fixtures/load.js";
 import type {
   ApiKeyRecord,
@@ -22,7 +23,24 @@ function byId<T extends { id: bigint }>(records: readonly T[]): Map<bigint, T> {
 
 const customerKey = (appKey: string, id: string | bigint) => `${appKey.length}:${appKey}:${String(id)}`;
 
-export function createMemoryStore(fixtures: SandboxFixtures): SandboxStore {
+/** Orders and trades one app may hold at once (docs/sandbox.md "Limits"); a reset frees them. */
+export interface StoreQuotas {
+  /** Default 2,000 (an order with 100 large items takes about 170 KB). */
+  maxOrdersPerApp: number;
+  /** Default 10,000 (a trade takes about 2 KB at most). */
+  maxTradesPerApp: number;
+}
+
+export const DEFAULT_STORE_QUOTAS: Readonly<StoreQuotas> = Object.freeze({ maxOrdersPerApp: 2_000, maxTradesPerApp: 10_000 });
+
+function quotaError(kind: "orders" | "payment trades", appKey: string, limit: number): ApiError {
+  return signedError(
+    "APP_QUOTA_EXCEEDED",
+    `App ${appKey} already has ${limit} ${kind}, as many as the sandbox keeps per app; reset the sandbox (POST /sandbox/reset) or use another app.`,
+  );
+}
+
+export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas = DEFAULT_STORE_QUOTAS): SandboxStore {
   let apps = new Map<string, AppRecord>();
   let apiKeys = new Map<string, ApiKeyRecord>();
   let merchants = new Map<bigint, MerchantRecord>();
@@ -52,12 +70,24 @@ export function createMemoryStore(fixtures: SandboxFixtures): SandboxStore {
     for (const customer of data.customers) saveCustomer(customer);
     orders = new Map();
     trades = new Map();
+    ordersPerApp = new Map();
+    tradesPerApp = new Map();
     tradesByOutTradeNo = new Map();
     refunds = [];
     refundsByOutRefundNo = new Map();
     memberCards = new Map();
     applications = new Map();
     sequences = new Map();
+  }
+
+  let ordersPerApp = new Map<string, number>();
+  let tradesPerApp = new Map<string, number>();
+
+  /** Counts a new record of its app, or throws 100018 before anything is stored. */
+  function claim(counts: Map<string, number>, appKey: string, limit: number, kind: "orders" | "payment trades"): void {
+    const count = counts.get(appKey) ?? 0;
+    if (count >= limit) throw quotaError(kind, appKey, limit);
+    counts.set(appKey, count + 1);
   }
 
   function saveCustomer(customer: CustomerRecord): void {
@@ -83,12 +113,16 @@ export function createMemoryStore(fixtures: SandboxFixtures): SandboxStore {
     saveCustomer,
 
     order: (id) => orders.get(id),
-    saveOrder: (order) => void orders.set(order.id, order),
+    saveOrder(order) {
+      if (!orders.has(order.id)) claim(ordersPerApp, order.appKey, quotas.maxOrdersPerApp, "orders");
+      orders.set(order.id, order);
+    },
 
     trade: (tradeNo) => trades.get(tradeNo),
     tradeByOutTradeNo: (appKey, outTradeNo) => tradesByOutTradeNo.get(customerKey(appKey, outTradeNo)),
     trades: () => [...trades.values()],
     saveTrade(trade, options = {}) {
+      if (!trades.has(trade.tradeNo)) claim(tradesPerApp, trade.appKey, quotas.maxTradesPerApp, "payment trades");
       trades.set(trade.tradeNo, trade);
       if (options.claimOutTradeNo) tradesByOutTradeNo.set(customerKey(trade.appKey, trade.outTradeNo), trade);
     },
