@@ -24,7 +24,9 @@ export {
   type MemoryEventStoreOptions,
 } from "./event-store.js";
 export {
+  BODY_ALREADY_PARSED_ANSWER,
   createCallbackHandler,
+  DEFAULT_CALLBACK_LEASE_MS,
   MAX_CALLBACK_BODY_BYTES,
   type CallbackDelivery,
   type CallbackHandlerOptions,

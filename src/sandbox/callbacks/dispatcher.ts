@@ -38,7 +38,33 @@ export interface CallbackAttempt {
   durationMs: number;
   httpStatus: number | null;
   error: string | null;
+  /** The first bytes (RESPONSE_BODY_KEPT_BYTES) of a failed answer's body, as text; null when acknowledged or none. */
+  responseBody: string | null;
   acknowledged: boolean;
+}
+
+/** How much of a failed answer's body an attempt keeps: enough for a receiver's one-line reason. */
+export const RESPONSE_BODY_KEPT_BYTES = 200;
+
+/** Reads at most `limit` bytes of a body and drops the rest, so a huge answer costs nothing. */
+async function bodyStart(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | null> {
+  if (!body) return null;
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  if (size === 0) return null;
+  // A cut through a multi-byte character becomes U+FFFD; the log is for reading, not parsing.
+  return Buffer.concat(chunks).subarray(0, limit).toString("utf8");
 }
 
 export interface CallbackEvent {
@@ -155,6 +181,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     timer.unref();
     let httpStatus: number | null = null;
     let error: string | null = null;
+    let responseBody: string | null = null;
     try {
       const headers = signRequestHeaders({ appKey: event.appKey, appSecret: secret, body: event.body, now: () => clock.now() });
       const response = await options.fetch(event.targetUrl, {
@@ -165,7 +192,8 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
         signal: controller.signal,
       });
       httpStatus = response.status;
-      await response.body?.cancel().catch(() => {});
+      if (response.status >= 200 && response.status < 300) await response.body?.cancel().catch(() => {});
+      else responseBody = await bodyStart(response.body, RESPONSE_BODY_KEPT_BYTES).catch(() => null);
     } catch (caught) {
       error = timedOut ? `no answer within ${timeoutMs} ms` : describeFetchError(caught);
     } finally {
@@ -175,7 +203,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     if (closed || myGeneration !== generation) return;
     const acknowledged = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
     if (httpStatus !== null && !acknowledged) error = httpStatus >= 300 && httpStatus < 400 ? `redirect (HTTP ${httpStatus}) is not an acknowledgement` : `HTTP ${httpStatus}`;
-    event.attempts.push({ attempt: event.attempts.length + 1, time: started, durationMs: Math.round(performance.now() - startedPerf), httpStatus, error, acknowledged });
+    event.attempts.push({ attempt: event.attempts.length + 1, time: started, durationMs: Math.round(performance.now() - startedPerf), httpStatus, error, responseBody, acknowledged });
     if (acknowledged) {
       event.status = "delivered";
       event.nextAttemptTime = null;
