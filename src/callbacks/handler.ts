@@ -15,7 +15,6 @@
 // another delivery (for at most the lease, leaseMs), and 500 when onEvent throws: the event is
 // not marked handled, so the platform's next retry delivers it again.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RequestHandler } from "express";
 import { SignedErrors } from "../../generated/error-codes.js";
 import type { NonceStore } from "../signing/index.js";
 import { createMemoryNonceStore } from "../signing/index.js";
@@ -66,6 +65,13 @@ export interface CallbackHandlerOptions {
   /** Told about refused deliveries and failed handling, for logging. Must not throw. */
   onError?: (error: unknown, context: { event?: CallbackEvent; failure?: CallbackFailure }) => void;
 }
+
+/**
+ * The handler createCallbackHandler returns: a plain (req, res) function, so it mounts in
+ * Express (`app.post(path, handler)`) and on a bare `node:http` server alike, and the types
+ * need no Express.
+ */
+export type CallbackRequestHandler = (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => void;
 
 type BodyRead = { ok: true; bytes: Buffer } | { ok: false; status: number; text: string; parsedBefore?: true };
 
@@ -164,7 +170,7 @@ function checkOptions(options: CallbackHandlerOptions): void {
  * app.use(express.json()); // after the callback route
  * ```
  */
-export function createCallbackHandler(options: CallbackHandlerOptions): RequestHandler {
+export function createCallbackHandler(options: CallbackHandlerOptions): CallbackRequestHandler {
   checkOptions(options);
   const { secrets, onEvent, appKey, now, windowSeconds, onError } = options;
   const clock = now ?? Date.now;
@@ -247,7 +253,7 @@ export function createCallbackHandler(options: CallbackHandlerOptions): RequestH
   }
 
   return (req, res) =>
-    handle(req, res).catch((error: unknown) => {
+    void handle(req, res).catch((error: unknown) => {
       report(error, {});
       answer(res, SignedErrors.INTERNAL_ERROR.http, "INTERNAL_ERROR: the callback could not be received; deliver it again later");
     });

@@ -30,5 +30,6 @@ export {
   MAX_CALLBACK_BODY_BYTES,
   type CallbackDelivery,
   type CallbackHandlerOptions,
+  type CallbackRequestHandler,
 } from "./handler.js";
 export { CallbackConfigError } from "./errors.js";
