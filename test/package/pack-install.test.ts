@@ -17,9 +17,11 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
+import { crawl } from "../docs/crawl.js";
 
 const exec = promisify(execFile);
 const root = packageRoot();
@@ -398,6 +400,21 @@ describe("npm pack, then install into a fresh project", () => {
       expect(response.status, page).toBe(200);
       expect(await response.text(), page).not.toContain("not built");
     }
+
+    // Every link of the shipped site resolves under /docs, and on disk in the installed package.
+    const overHttp = await crawl(new URL(`${base}/docs/index.html`), async (url) => {
+      const response = await fetch(url);
+      return response.ok ? { ok: true, html: await response.text() } : { ok: false, status: response.status };
+    });
+    const installedSite = join(consumer, "node_modules", "merchant-open-platform", "docs", "site");
+    const onDisk = await crawl(pathToFileURL(join(installedSite, "index.html")), async (url) => {
+      const path = fileURLToPath(url);
+      return existsSync(path) ? { ok: true, html: readFileSync(path, "utf8") } : { ok: false, status: 404 };
+    });
+    expect(overHttp.broken, "links under the sandbox's /docs").toEqual([]);
+    expect(onDisk.broken, "links in the installed docs/site").toEqual([]);
+    expect(overHttp.pages.length).toBe(onDisk.pages.length);
+    expect(overHttp.links).toBeGreaterThan(100);
 
     // 2. mop sign --curl prints a command; run it once: the customer is synced.
     const signed = await sh("sh", ["-c", atBase(find("npx mop sign "))], consumer);
