@@ -41,6 +41,7 @@ export interface CallbackDelivery {
   nonce: string;
 }
 
+/** Options of createCallbackHandler: the secrets and onEvent are required, the rest have defaults. */
 export interface CallbackHandlerOptions {
   /** The app secret, or several during a rotation. */
   secrets: string | readonly string[];
