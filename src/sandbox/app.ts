@@ -7,6 +7,8 @@ import type { SandboxContext } from "./context.js";
 import { sendRaw } from "./envelope.js";
 import { SignedErrors } from "../../generated/error-codes.js";
 import { requestLogger } from "./logger.js";
+import { createRequestRecorder } from "./dashboard/recorder.js";
+import { dashboardRouter } from "./dashboard/router.js";
 import { cashierRouter } from "./routes/cashier.js";
 import { controlRouter } from "./routes/control.js";
 import { docsRouter } from "./routes/docs.js";
@@ -17,6 +19,10 @@ export function createSandboxApp(ctx: SandboxContext): Express {
   const app = express();
   app.disable("x-powered-by");
   if (ctx.logger.requestsEnabled !== false) app.use(requestLogger(ctx.logger));
+  // The dashboard (/sandbox/ui) remembers the latest requests, whatever the logger keeps.
+  const recorder = createRequestRecorder(ctx.clock);
+  app.use(recorder.middleware);
+  app.use("/sandbox/ui", dashboardRouter(ctx, recorder));
   app.use("/open-api", signedRouter(ctx));
   app.use("/v1", keyedRouter(ctx));
   app.use("/sandbox", controlRouter(ctx));

@@ -118,6 +118,11 @@ export interface CallbackDispatcher {
   dispatch(prepared: PreparedCallback): CallbackEvent;
   event(eventId: string): CallbackEvent | undefined;
   events(): CallbackEvent[];
+  /**
+   * One more attempt now, for the dashboard's resend button: a delivered or failed event goes
+   * back to pending for it. Answers why not when it cannot be sent.
+   */
+  resend(eventId: string): { ok: true } | { ok: false; reason: string };
   /** Makes the attempts that the advanced sandbox clock has made due. */
   clockAdvanced(): void;
   /** Forgets every event and stops every pending attempt (state reset). */
@@ -260,6 +265,21 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
       event.nextAttemptTime = clock.now();
       if (!closed) schedule(event.eventId, 0);
       return event;
+    },
+    resend(eventId) {
+      const entry = events.get(eventId);
+      if (!entry) return { ok: false, reason: `no callback event ${eventId}` };
+      const { event, secret } = entry;
+      if (event.targetUrl === null || secret === undefined) return { ok: false, reason: event.failureReason ?? "the event cannot be sent" };
+      if (inFlight.has(eventId)) return { ok: false, reason: "an attempt is in flight; wait for its answer" };
+      if (closed) return { ok: false, reason: "the sandbox is stopping" };
+      clearTimeout(timers.get(eventId));
+      timers.delete(eventId);
+      event.status = "pending";
+      event.failureReason = null;
+      event.nextAttemptTime = clock.now();
+      run(eventId);
+      return { ok: true };
     },
     event: (eventId) => events.get(eventId)?.event,
     events: () => [...events.values()].map((entry) => entry.event),

@@ -81,6 +81,7 @@ export function createMemoryStore(fixtures: SandboxFixtures): SandboxStore {
     saveCustomer,
 
     order: (id) => orders.get(id),
+    orders: () => [...orders.values()],
     saveOrder: (order) => void orders.set(order.id, order),
 
     trade: (tradeNo) => trades.get(tradeNo),
