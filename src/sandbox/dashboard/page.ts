@@ -9,6 +9,7 @@ export const DASHBOARD_HTML = `<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sandbox dashboard — Merchant Open Platform</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/sandbox/ui/dashboard.css">
 <script src="/sandbox/ui/dashboard.js" defer></script>
 </head>
@@ -152,7 +153,7 @@ export const DASHBOARD_JS = `"use strict";
       el("h3", {}, d.type + " ", el("code", {}, d.eventId), " ", el("span", { class: d.status === "delivered" ? "good" : d.status === "failed" ? "bad" : "muted" }, d.status)),
       el("div", { class: "muted" }, "to " + (d.targetUrl || "(no target)") + (d.tradeNo ? " · trade " + d.tradeNo : "") + (d.nextAttemptTime ? " · next attempt " + d.nextAttemptTime : "") + (d.failureReason ? " · " + d.failureReason : "")),
       el("ol", { class: "attempts" }, ...d.attempts.map((a) => el("li", { class: a.acknowledged ? "good" : "bad" },
-        a.time + " · " + (a.httpStatus === null ? "no answer" : "HTTP " + a.httpStatus) + (a.error ? " · " + a.error : "") + " · " + a.durationMs + " ms",
+        a.time + " · " + (a.httpStatus === null ? "no answer" : "HTTP " + a.httpStatus) + (a.error && a.error !== "HTTP " + a.httpStatus ? " · " + a.error : "") + " · " + a.durationMs + " ms",
         a.responseBody ? el("pre", {}, a.responseBody) : null))),
       el("button", { type: "button", onclick: () => act("Resend " + d.eventId, "/sandbox/ui/callbacks/" + encodeURIComponent(d.eventId) + "/resend") }, "Resend")));
   }
