@@ -88,6 +88,7 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number): stri
     `  Control API        ${url}/sandbox   (no signature: a local developer tool)`,
     `  Cashier pages      ${url}/cashier/{tradeNo}`,
     `  Docs               ${url}/docs`,
+    `  Dashboard          ${url}/sandbox/ui`,
     "",
     "Demo credentials (from the fixtures; test data, not secrets):",
   ];
