@@ -33,8 +33,11 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as
 };
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const npx = process.platform === "win32" ? "npx.cmd" : "npx";
+// Without the settings of an npm command this test may itself run under (npx -c sets
+// npm_config_call, which a nested npx would take as its own command).
+const { npm_config_call: _call, npm_config_package: _package, ...inherited } = process.env;
 const NPM_ENV = {
-  ...process.env,
+  ...inherited,
   npm_config_audit: "false",
   npm_config_fund: "false",
   npm_config_update_notifier: "false",
