@@ -102,9 +102,9 @@ describe("the sandbox dashboard", () => {
     const { sb } = await setup();
     const foreign = await fetch(`${sb.url}/sandbox/ui/callbacks/evt_x/resend`, { method: "POST", headers: { "Content-Type": "application/json", Origin: "https://evil.example" } });
     expect(foreign.status).toBe(403);
-    expect((await foreign.json()).reason).toContain("https://evil.example");
+    expect(((await foreign.json()) as { reason: string }).reason).toContain("https://evil.example");
     const form = await fetch(`${sb.url}/sandbox/ui/callbacks/evt_x/resend`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "a=1" });
     expect(form.status).toBe(403);
-    expect((await form.json()).reason).toContain("application/json");
+    expect(((await form.json()) as { reason: string }).reason).toContain("application/json");
   });
 });
