@@ -20,6 +20,7 @@ import { createSandbox } from "../../src/sandbox/index.js";
 import { createMemoryNonceStore, signRequestHeaders, verifySignedRequest } from "../../src/signing/index.js";
 import { runLoad, signedRequest, type LoadRequest, type LoadResult } from "./lib/load.js";
 import { machine, median, parseFlags, percentileOf, table, writeResults, type Cell } from "./lib/report.js";
+import { proxyLatency } from "./proxy.js";
 import { CREDENTIALS, startSandboxProcess, startStubProcess, startTarget, type ServerProcess, type TargetName } from "./lib/processes.js";
 
 const flags = parseFlags(process.argv.slice(2));
@@ -351,6 +352,7 @@ const sections: [string, () => Promise<void>][] = [
   ["checker", checker],
   ["throughput", throughput],
   ["memory", memory],
+  ["proxy", async () => void (results.proxy = await proxyLatency({ quick, built: true, out }))],
 ];
 const started = performance.now();
 out(`Benchmarks on ${JSON.stringify(machine())}${quick ? " (quick pass)" : ""}`);

@@ -12,7 +12,7 @@ registerSubcommand("check", {
 });
 
 registerSubcommand("proxy", {
-  summary: "validating proxy: checks requests and responses against the contract",
+  summary: "validating (and, with --sign, signing) proxy: checks requests and answers against the contract",
   load: async () => (await import("./proxy.js")).proxyCommand,
 });
 registerSubcommand("sandbox", { summary: "run the local stateful sandbox (signed and key-based interfaces, control API, cashier)", load: async () => (await import("./sandbox.js")).sandboxCommand });

@@ -11,6 +11,7 @@ import {
   parseFixtures,
   type SandboxFixtures,
 } from "../sandbox/index.js";
+import { createRedisNonceStore, redactUrl, type RedisNonceStore } from "../signing/redis-nonce-store.js";
 import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sandbox [options]
@@ -31,6 +32,9 @@ Options:
   --allow-insecure-notify      accept http:// notifyUrls on loopback hosts (127.0.0.1, ::1,
                                localhost), for a local receiver without TLS
   --public-base-url URL        base of cashierUrl when the sandbox is reached through a proxy
+  --nonce-store URL            record used nonces in Redis (redis://HOST:PORT/DB) so several
+                               sandboxes behind one address refuse each other's replays
+                               (default: in memory, this process only)
   --quiet                      no request log lines (errors are still printed)
   -h, --help                   show this help
 `;
@@ -43,6 +47,7 @@ const OPTIONS = {
   "callback-schedule": { type: "string" },
   "allow-insecure-notify": { type: "boolean" },
   "public-base-url": { type: "string" },
+  "nonce-store": { type: "string" },
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -101,6 +106,21 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number): stri
   return lines.join("\n");
 }
 
+/** undefined: the memory store; null: the Redis store could not be reached (reported). */
+async function openNonceStore(url: string | undefined, io: CliIo): Promise<RedisNonceStore | undefined | null> {
+  if (url === undefined || url === "memory") return undefined;
+  if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--nonce-store must be "memory" or a redis:// URL, got ${JSON.stringify(redactUrl(url))}`);
+  const store = await createRedisNonceStore({ url });
+  try {
+    await store.ready();
+  } catch (error) {
+    await store.close();
+    io.stderr(`mop sandbox: ${(error as Error).message}\n`);
+    return null;
+  }
+  return store;
+}
+
 async function run(args: string[], io: CliIo): Promise<number> {
   let values;
   try {
@@ -121,7 +141,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const host = values.host ?? "127.0.0.1";
   const schedule = values["callback-schedule"] === undefined ? undefined : parseSchedule(values["callback-schedule"]);
   const logger = createJsonLogger(io.stdout, { requests: !values.quiet, writeProblem: io.stderr });
+  const nonceStore = await openNonceStore(values["nonce-store"], io);
+  if (nonceStore === null) return 1;
   const sandbox = createSandbox({
+    ...(nonceStore && { nonceStore }),
     fixtures: values.fixtures === undefined ? undefined : text,
     logger,
     allowInsecureNotify: values["allow-insecure-notify"] ?? false,
@@ -134,6 +157,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     io.stderr(`mop sandbox: cannot listen on ${host}:${port} (${code ?? (error as Error).message})${code === "EADDRINUSE" ? "; pick another with --port" : ""}\n`);
+    await nonceStore?.close();
     return 1;
   }
   io.stdout(banner(listening.url, fixtures, Math.round(performance.now())));
@@ -147,6 +171,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  await nonceStore?.close();
   io.stdout("Sandbox stopped.\n");
   return 0;
 }

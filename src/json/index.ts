@@ -1,2 +1,3 @@
 // int64-safe JSON helpers shared by the client, the callback helpers and the sandbox.
-export { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "./lossless.js";
+export { parseJsonLossless, stringifyJson, withBigIntsAsNumbers, type ParseJsonOptions } from "./lossless.js";
+export { JsonStructureError, MAX_JSON_DEPTH, type JsonStructureProblem } from "./structure.js";

@@ -6,11 +6,13 @@
 //               a `bigint`; anything with a fraction or exponent is a `number` as in JSON.parse.
 //   stringify:  a `bigint` is written as its exact decimal digits, never quoted.
 //
-// Both keep JSON.parse / JSON.stringify semantics otherwise (a duplicate key keeps the last
-// value, `__proto__` is an ordinary key, undefined and functions are skipped, toJSON is used),
-// so a body can be swapped between the two without surprises. Output is compact: the signed
+// Both keep JSON.parse / JSON.stringify semantics otherwise (`__proto__` is an ordinary key,
+// undefined and functions are skipped, toJSON is used), so a body can be swapped between the two
+// without surprises, with two refusals JSON.parse does not make (structure.ts says why): a
+// duplicate key and nesting deeper than MAX_JSON_DEPTH throw a JsonStructureError. Output is compact: the signed
 // open interface signs the exact body text, and the compact form is what the source specifies.
 import { isInteger, parse, stringify } from "lossless-json";
+import { countKeyEnds, findStructureProblem, MAX_JSON_DEPTH, measureParsed } from "./structure.js";
 
 const SIXTEEN_DIGITS = /[0-9]{16}/;
 
@@ -23,29 +25,47 @@ function parseNumberToken(token: string): number | bigint {
   return Number(token);
 }
 
+export interface ParseJsonOptions {
+  /** Deepest nesting accepted (default MAX_JSON_DEPTH, 64). */
+  maxDepth?: number;
+}
+
 /**
  * JSON.parse, except that integers outside ±(2^53 - 1) are returned as `bigint` so no id
- * loses precision. Throws a SyntaxError for text that is not JSON.
+ * loses precision, and that a duplicate object key or nesting beyond maxDepth throws a
+ * JsonStructureError (a SyntaxError naming the problem and its position). Throws a SyntaxError
+ * for text that is not JSON.
  */
-export function parseJsonLossless(text: string): unknown {
+export function parseJsonLossless(text: string, options: ParseJsonOptions = {}): unknown {
   if (typeof text !== "string") {
     throw new TypeError(`parseJsonLossless expects JSON text (a string), got ${text === null ? "null" : typeof text}`);
   }
+  const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   // Fast path: an integer beyond 2^53 (9007199254740992) is written with at least 16 digits, so
-  // text without such a run is read exactly by the engine's parser, several times faster. Text
-  // JSON.parse refuses goes on to the lossless parser, whose error names the position.
+  // text without such a run is read exactly by the engine's parser, several times faster.
+  // JSON.parse keeps the last of duplicate keys and accepts any depth, so its result is only
+  // kept when a bounded walk finds no level too deep and as many members as the text has key
+  // ends (structure.ts); anything else, and text JSON.parse refuses, goes on to the exact path,
+  // which names the problem and its position.
   if (!SIXTEEN_DIGITS.test(text)) {
+    let value: unknown;
+    let parsed = true;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch {
-      // fall through
+      parsed = false;
+    }
+    if (parsed) {
+      if (typeof value !== "object" || value === null) return value;
+      const shape = measureParsed(value, maxDepth);
+      if (!shape.tooDeep && shape.members === countKeyEnds(text)) return value;
     }
   }
-  return parse(text, null, {
-    parseNumber: parseNumberToken,
-    // JSON.parse keeps the last of duplicate keys; lossless-json would throw.
-    onDuplicateKey: ({ newValue }) => newValue,
-  });
+  // lossless-json recurses once per level, and only reports a duplicate whose values differ:
+  // the structure is checked before it runs.
+  const problem = findStructureProblem(text, maxDepth);
+  if (problem) throw problem;
+  return parse(text, null, { parseNumber: parseNumberToken });
 }
 
 /**

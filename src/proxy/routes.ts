@@ -1,10 +1,13 @@
 // Finds the operation of a request path in a spec: literal paths win over templated ones
-// (/stores/nearby before /stores/{storeId}), as OpenAPI requires.
+// (/stores/nearby before /stores/{storeId}), as OpenAPI requires. Paths are matched as sent:
+// nothing is normalised, and a path parameter with broken percent-encoding is reported, not thrown.
 import type { SpecSchemas } from "../conformance/spec.js";
 
 export interface RouteMatch {
   operationId: string;
   pathParams: Record<string, string>;
+  /** Path parameters whose percent-encoding does not decode (e.g. "%ff"). */
+  undecodable: string[];
 }
 
 interface Route {
@@ -40,8 +43,17 @@ export class RouteTable {
       pathKnown = true;
       if (route.method !== method.toUpperCase()) continue;
       const pathParams: Record<string, string> = {};
-      route.names.forEach((name, i) => (pathParams[name] = decodeURIComponent(found[i + 1]!)));
-      return { operationId: route.operationId, pathParams };
+      const undecodable: string[] = [];
+      route.names.forEach((name, i) => {
+        const raw = found[i + 1]!;
+        try {
+          pathParams[name] = decodeURIComponent(raw);
+        } catch {
+          undecodable.push(name);
+          pathParams[name] = raw;
+        }
+      });
+      return { operationId: route.operationId, pathParams, undecodable };
     }
     return pathKnown ? "method" : undefined;
   }

@@ -1,16 +1,20 @@
 // mop proxy: sits between an app and a server, validates every request (spec and signature)
-// and every response (spec), passes traffic through unchanged, and logs each violation.
-// With failOnViolation a violating request or response is answered with the envelope error.
+// and every answer (spec), passes traffic through byte for byte, and logs each violation.
+// With failOnViolation a violating request or answer is answered with the envelope error.
+// With sign, requests to the signed interface get a fresh signature on the way (signing.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { SignedErrors } from "../../generated/error-codes.js";
-import { judgeAnswer } from "../conformance/judge.js";
-import type { Exchange } from "../conformance/http.js";
+import type { AddressInfo, Socket } from "node:net";
 import { loadSpec, SpecSchemas } from "../conformance/spec.js";
-import { parseJsonLossless } from "../json/index.js";
 import { createMemoryNonceStore } from "../signing/index.js";
-import { checkRequestShape, checkSignature } from "./request-check.js";
+import { declaredTooLarge, MAX_BODY_BYTES, readBody } from "./body.js";
+import { checkAnswer } from "./answer-check.js";
+import { refusalAnswer, sendRefusal } from "./envelope.js";
+import { endToEnd, flatten, pairsOf, type HeaderPairs } from "./headers.js";
+import { capProblems, checkRequestShape, checkSignature } from "./request-check.js";
+import { interfaceOf, parseRequestTarget, type Variant } from "./request-target.js";
 import { RouteTable } from "./routes.js";
+import { signedHeaders } from "./signing.js";
+import { createUpstream } from "./upstream.js";
 
 export interface ProxyViolation {
   time: string;
@@ -21,131 +25,183 @@ export interface ProxyViolation {
   problems: string[];
 }
 
+export interface ProxySigning {
+  /** The app that signs requests naming no configured X-App-Key. Default: the first of `secrets`. */
+  appKey?: string;
+  /** Re-sign requests that already carry X-Sign (default: they pass unchanged). */
+  replace?: boolean;
+  /** Nonce source, for tests. Default: a random UUID per request. */
+  nonce?: () => string;
+}
+
 export interface ProxyOptions {
-  /** Base address of the server, e.g. https://staging.example.com */
+  /** Base address of the server, e.g. https://staging.example.com (a path is put before every forwarded path). */
   target: string;
   host?: string;
   port?: number;
   /** appKey → valid secrets; without them the signature is checked for presence only. */
   secrets?: Map<string, string[]>;
+  /** Sign requests to the signed interface with the secrets given (the first secret of each app). */
+  sign?: ProxySigning | boolean;
   failOnViolation?: boolean;
   strictHttp?: boolean;
   onViolation?: (violation: ProxyViolation) => void;
-  fetch?: typeof fetch;
+  /** The target must answer within this (connect, send, whole answer). Default 30,000 ms; then 504. */
+  timeoutMs?: number;
+  /** Answers larger than this are refused with 502 (they cannot be judged). Default 16 MiB. */
+  maxAnswerBytes?: number;
+  /** Client side: time to receive a request's headers / the whole request; idle keep-alive time. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  /** Most client connections at once. Default 1,024. */
+  maxConnections?: number;
+  /** Epoch milliseconds, for signing and violation times. Default Date.now. */
+  now?: () => number;
 }
-
-const BASES = [
-  { prefix: "/open-api/v1", variant: "signed" as const },
-  { prefix: "/open-api", variant: "signed" as const },
-  { prefix: "/v1", variant: "keyed" as const },
-];
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length", "proxy-connection", "te", "trailer"]);
-const MAX_BODY = 1024 * 1024;
 
 export interface RunningProxy {
   url: string;
   close(): Promise<void>;
 }
 
+export const PROXY_DEFAULTS = {
+  timeoutMs: 30_000,
+  maxAnswerBytes: 16 * 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_024,
+} as const;
+
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
-  const target = options.target.replace(/\/+$/, "");
+  const now = options.now ?? Date.now;
   const schemas = { signed: new SpecSchemas(loadSpec("signed"), "signed"), keyed: new SpecSchemas(loadSpec("keyed"), "keyed") };
   const routes = { signed: new RouteTable(schemas.signed), keyed: new RouteTable(schemas.keyed) };
   const nonceStore = createMemoryNonceStore({ capacity: 200_000 });
-  const report = (violation: ProxyViolation) => options.onViolation?.(violation);
+  const signing = signingOptions(options, now);
+  const upstream = createUpstream({ target: options.target, timeoutMs: options.timeoutMs ?? PROXY_DEFAULTS.timeoutMs, maxAnswerBytes: options.maxAnswerBytes ?? PROXY_DEFAULTS.maxAnswerBytes });
+  const report = (violation: Omit<ProxyViolation, "time">) => options.onViolation?.({ time: new Date(now()).toISOString(), ...violation });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? "/", "http://proxy.local");
-    const body = await readBody(req);
     const method = req.method ?? "GET";
-    const base = BASES.find((b) => url.pathname === b.prefix || url.pathname.startsWith(`${b.prefix}/`));
-    const relative = base ? url.pathname.slice(base.prefix.length) || "/" : url.pathname;
-    const route = base ? routes[base.variant].match(method, relative) : undefined;
+    const target = parseRequestTarget(req.url ?? "/");
+    if (!target) return sendRefusal(res, "signed", "invalid-request", `mop proxy forwards origin-form or absolute-form request targets only, not ${JSON.stringify((req.url ?? "").slice(0, 80))}`, true);
+    const where = interfaceOf(target.path);
+    const variant: Variant = where?.variant ?? "signed";
+    const route = where ? routes[where.variant].match(method, where.relative) : undefined;
     const operationId = route && route !== "method" ? route.operationId : undefined;
-    const requestProblems: string[] = [];
-    if (body === undefined) requestProblems.push(`the body is larger than ${MAX_BODY} bytes`);
-    else if (!base || route === undefined) requestProblems.push(`no operation of the contract at ${url.pathname}`);
-    else if (route === "method") requestProblems.push(`${method} is not an operation at ${url.pathname}`);
-    else {
-      const shape = { method, query: url.searchParams, headers: req.headers, body };
-      requestProblems.push(...checkRequestShape(schemas[base.variant], route, shape));
-      if (base.variant === "signed") requestProblems.push(...(await checkSignature(shape, options.secrets, nonceStore)));
-      else if (!/^Bearer\s+\S+/i.test(String(req.headers.authorization ?? ""))) requestProblems.push("Authorization: Bearer <API_KEY> is missing");
+
+    if (declaredTooLarge(req)) {
+      report({ direction: "request", method, path: target.path, operationId, problems: [`the body (Content-Length ${req.headers["content-length"]}) is larger than ${MAX_BODY_BYTES} bytes`] });
+      return sendRefusal(res, variant, "body-too-large", `The request body is larger than 1 MiB (${MAX_BODY_BYTES} bytes); mop proxy did not forward it.`, true);
     }
-    if (requestProblems.length) {
-      report({ time: new Date().toISOString(), direction: "request", method, path: url.pathname, operationId, problems: requestProblems });
-      if (options.failOnViolation) return answerViolation(res, base?.variant ?? "signed", requestProblems, "request");
+    const read = await readBody(req);
+    if (!read.ok) {
+      if (read.reason === "aborted") return;
+      report({ direction: "request", method, path: target.path, operationId, problems: [`the body is larger than ${MAX_BODY_BYTES} bytes`] });
+      return sendRefusal(res, variant, "body-too-large", `The request body is larger than 1 MiB (${MAX_BODY_BYTES} bytes); mop proxy did not forward it.`, true);
+    }
+    const body = read.body;
+    let pairs = pairsOf(req.rawHeaders);
+    const resigned = signing && where?.variant === "signed" ? signedHeaders(pairs, body, signing) : undefined;
+    if (resigned) pairs = resigned;
+
+    const problems: string[] = [];
+    // Outside both interfaces (a sandbox's control API, its cashier pages) nothing is judged.
+    if (!where) {
+      /* passed on unchecked */
+    } else if (route === undefined) problems.push(`no operation of the contract at ${target.path}`);
+    else if (route === "method") problems.push(`${method} is not an operation at ${target.path}`);
+    else {
+      const shape = { method, query: new URLSearchParams(target.query), headers: req.headers, body };
+      problems.push(...checkRequestShape(schemas[where.variant], route, shape));
+      // A signature the proxy just made is right by construction; checking it would only spend a nonce.
+      if (where.variant === "signed" && !resigned) problems.push(...(await checkSignature(shape, options.secrets, nonceStore, now)));
+      else if (where.variant === "keyed" && !/^Bearer\s+\S+/i.test(String(req.headers.authorization ?? ""))) problems.push("Authorization: Bearer <API_KEY> is missing");
+    }
+    if (problems.length) {
+      const listed = capProblems(problems);
+      report({ direction: "request", method, path: target.path, operationId, problems: listed });
+      if (options.failOnViolation) return sendRefusal(res, variant, "invalid-request", `mop proxy refused the request: ${listed.join("; ")}`);
     }
 
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-    let upstream: Response;
-    try {
-      upstream = await (options.fetch ?? fetch)(`${target}${url.pathname}${url.search}`, { method, headers, ...(body && body.length && { body }), redirect: "manual" });
-    } catch (error) {
-      res.writeHead(502, { "Content-Type": "text/plain" }).end(`mop proxy: cannot reach ${target}: ${(error as Error).message}`);
-      return;
+    const forwardHeaders: HeaderPairs = [["Host", upstream.host], ...endToEnd(pairs, ["host", "content-length"])];
+    if (body.length > 0 || req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined) forwardHeaders.push(["Content-Length", String(body.length)]);
+    const result = await upstream.send(method, target.forwarded, flatten(forwardHeaders), body.length > 0 ? body : undefined);
+    if (!result.ok) {
+      report({ direction: "response", method, path: target.path, operationId, problems: [result.message] });
+      return sendRefusal(res, variant, result.failure === "timeout" ? "timeout" : result.failure === "too-large" ? "invalid-response" : "unreachable", `mop proxy: ${result.message}`);
     }
-    const responseBody = Buffer.from(await upstream.arrayBuffer());
-    if (operationId && base) {
-      const responseHeaders: Record<string, string> = {};
-      upstream.headers.forEach((value, name) => (responseHeaders[name] = value));
-      const exchange: Exchange = { request: { method, url: url.pathname, headers }, response: { status: upstream.status, headers: responseHeaders, bodyText: responseBody.toString("utf8") }, durationMs: 0 };
-      try {
-        exchange.response!.json = parseJsonLossless(exchange.response!.bodyText);
-      } catch {
-        // judged as "not a JSON envelope"
-      }
-      const verdict = judgeAnswer(schemas[base.variant], base.variant, operationId, exchange, options.strictHttp ?? false);
-      if (verdict.problems.length) {
-        report({ time: new Date().toISOString(), direction: "response", method, path: url.pathname, operationId, problems: verdict.problems });
-        if (options.failOnViolation) return answerViolation(res, base.variant, verdict.problems, "response");
+    const answer = result.answer;
+    const answerPairs = pairsOf(answer.rawHeaders);
+    if (where && operationId) {
+      const answerProblems = checkAnswer(schemas[where.variant], where.variant, operationId, method, target.path, answer.status, answerPairs, answer.body, options.strictHttp ?? false);
+      if (answerProblems.length) {
+        const listed = capProblems(answerProblems);
+        report({ direction: "response", method, path: target.path, operationId, problems: listed });
+        if (options.failOnViolation) return sendRefusal(res, variant, "invalid-response", `mop proxy refused the answer: ${listed.join("; ")}`);
       }
     }
-    const outHeaders: Record<string, string> = {};
-    upstream.headers.forEach((value, name) => {
-      if (!HOP_BY_HOP.has(name) && name !== "content-encoding") outHeaders[name] = value;
-    });
-    res.writeHead(upstream.status, outHeaders).end(responseBody);
+    const bodiless = method === "HEAD" || answer.status === 204 || answer.status === 304 || answer.status < 200;
+    const outHeaders = endToEnd(answerPairs, bodiless ? [] : ["content-length"]);
+    if (!bodiless) outHeaders.push(["Content-Length", String(answer.body.length)]);
+    res.writeHead(answer.status, answer.statusMessage, flatten(outHeaders));
+    res.end(bodiless ? undefined : answer.body);
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" });
-      res.end(`mop proxy: ${(error as Error).message}`);
-    });
+  const server: Server = createServer(
+    {
+      headersTimeout: options.headersTimeoutMs ?? PROXY_DEFAULTS.headersTimeoutMs,
+      requestTimeout: options.requestTimeoutMs ?? PROXY_DEFAULTS.requestTimeoutMs,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? PROXY_DEFAULTS.keepAliveTimeoutMs,
+    },
+    (req, res) => {
+      req.on("error", () => undefined);
+      res.on("error", () => undefined);
+      handle(req, res).catch((error: unknown) => {
+        // A defect of the proxy itself: an envelope, never a stack trace.
+        report({ direction: "request", method: req.method ?? "GET", path: (req.url ?? "").split("?", 1)[0]!, operationId: undefined, problems: [`mop proxy failed: ${(error as Error).message}`] });
+        sendRefusal(res, interfaceOf((req.url ?? "").split("?", 1)[0]!)?.variant ?? "signed", "unreachable", "mop proxy failed while handling the request; nothing was forwarded after the failure.");
+      });
+    },
+  );
+  server.maxConnections = options.maxConnections ?? PROXY_DEFAULTS.maxConnections;
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, text] =
+      error.code === "HPE_HEADER_OVERFLOW" ? ["431 Request Header Fields Too Large", "The request headers are too large."]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? ["408 Request Timeout", "The request did not arrive in time."]
+      : ["400 Bad Request", "The request is not valid HTTP."];
+    const { body } = refusalAnswer("signed", "invalid-request", text);
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
   const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
-    url: `http://${options.host ?? "127.0.0.1"}:${address.port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        upstream.close();
+      }),
   };
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-function answerViolation(res: ServerResponse, variant: "signed" | "keyed", problems: string[], direction: "request" | "response"): void {
-  const text = `mop proxy refused the ${direction}: ${problems.join("; ")}`;
-  const [status, envelope] =
-    direction === "request"
-      ? variant === "signed"
-        ? [400, { code: SignedErrors.VALIDATION_FAILED.code, msg: text, data: null }]
-        : [400, { code: 400, message: text, data: null }]
-      : variant === "signed"
-        ? [502, { code: SignedErrors.INTERNAL_ERROR.code, msg: text, data: null }]
-        : [502, { code: 500, message: text, data: null }];
-  res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(envelope));
+function signingOptions(options: ProxyOptions, now: () => number) {
+  if (!options.sign) return undefined;
+  const sign = options.sign === true ? {} : options.sign;
+  const apps = options.secrets;
+  if (!apps || apps.size === 0) throw new Error("signing needs an app key and its secret");
+  const defaultAppKey = sign.appKey ?? [...apps.keys()][0]!;
+  if (!apps.get(defaultAppKey)?.length) throw new Error(`signing app ${defaultAppKey} has no secret`);
+  return { apps, defaultAppKey, replace: sign.replace ?? false, now, ...(sign.nonce && { nonce: sign.nonce }) };
 }

@@ -15,7 +15,7 @@ import type { SandboxContext } from "./context.js";
 import { defaultFixtures, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
 import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { warmUpValidators } from "./routes/dispatch.js";
-import { createMemoryNonceStore } from "../signing/index.js";
+import { createMemoryNonceStore, type NonceStore } from "../signing/index.js";
 import { createMemoryStore } from "./store/memory.js";
 import type { SandboxStore } from "./store/types.js";
 
@@ -52,6 +52,11 @@ export interface SandboxOptions {
    * than a nonce forgotten early.
    */
   nonceCapacity?: number;
+  /**
+   * Where used nonces are recorded instead of the memory store, e.g. a Redis store shared by
+   * several sandboxes (createRedisNonceStore). The caller closes it.
+   */
+  nonceStore?: NonceStore;
 }
 
 export interface ListeningSandbox {
@@ -91,6 +96,11 @@ function clientErrorResponse(error: NodeJS.ErrnoException): string {
   return `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
+/** Each app gets an equal share of the capacity, so one app cannot starve the others (at least 4 shares). */
+function sandboxNonceStore(capacity: number, apps: number): NonceStore {
+  return createMemoryNonceStore({ capacity, perAppCapacity: Math.max(1, Math.floor(capacity / Math.max(4, apps))) });
+}
+
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const fixtures = loadFixtureOption(options.fixtures);
   const logger = options.logger ?? createQuietLogger();
@@ -108,7 +118,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     clock,
     callbacks,
     logger,
-    nonceStore: createMemoryNonceStore({ capacity: options.nonceCapacity ?? SANDBOX_NONCE_CAPACITY }),
+    nonceStore: options.nonceStore ?? sandboxNonceStore(options.nonceCapacity ?? SANDBOX_NONCE_CAPACITY, fixtures.apps.length),
     rateLimiter: createRateLimiter(clock),
     allowInsecureNotify: options.allowInsecureNotify ?? false,
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),

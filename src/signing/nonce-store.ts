@@ -6,12 +6,14 @@
 // forgetting an unexpired nonce, because forgetting one would let that request be replayed.
 import { SigningInputError } from "./errors.js";
 
-export type NonceUse = "fresh" | "reused" | "full";
+export type NonceUse = "fresh" | "reused" | "full" | "unavailable";
 
 /**
  * Records nonces. useOnce answers "fresh" (and records the nonce until expiresAtMs),
- * "reused" (already recorded for this app key and not expired) or "full" (cannot record).
- * May be async so a shared store (e.g. Redis SET NX PX) can implement it.
+ * "reused" (already recorded for this app key and not expired), "full" (the store, or this app's
+ * share of it, cannot record more) or "unavailable" (a shared store cannot be reached; the caller
+ * refuses the request rather than risk a replay). May be async so a shared store (Redis) can
+ * implement it.
  */
 export interface NonceStore {
   useOnce(appKey: string, nonce: string, expiresAtMs: number, nowMs: number): NonceUse | Promise<NonceUse>;
@@ -20,6 +22,12 @@ export interface NonceStore {
 export interface MemoryNonceStoreOptions {
   /** Most nonces held at once. Default 500 000 (about 45 MB at most with UUID nonces). */
   capacity?: number;
+  /**
+   * Most nonces one app key may hold at once, so that one busy (or hostile) app cannot use up
+   * the capacity every other app shares. Default: the whole capacity. A server with N apps
+   * that must never starve one of them sets capacity / N.
+   */
+  perAppCapacity?: number;
 }
 
 export interface MemoryNonceStore extends NonceStore {
@@ -29,6 +37,7 @@ export interface MemoryNonceStore extends NonceStore {
   /** Nonces held, including expired ones of the current second not yet dropped. */
   readonly size: number;
   readonly capacity: number;
+  readonly perAppCapacity: number;
 }
 
 function requirePositiveInteger(field: string, value: number): number {
@@ -60,6 +69,7 @@ function requireFinite(field: string, value: unknown): number {
  */
 export function createMemoryNonceStore(options: MemoryNonceStoreOptions = {}): MemoryNonceStore {
   const capacity = requirePositiveInteger("capacity", options.capacity ?? 500_000);
+  const perAppCapacity = Math.min(capacity, requirePositiveInteger("perAppCapacity", options.perAppCapacity ?? capacity));
   const byApp = new Map<string, Map<string, number>>();
   // Expiry second → [nonces of an app, nonce, nonces of an app, nonce, ...].
   const buckets = new Map<number, (Map<string, number> | string)[]>();
@@ -111,7 +121,7 @@ export function createMemoryNonceStore(options: MemoryNonceStoreOptions = {}): M
     if (stored !== undefined && !expired(stored, nowMs)) return "reused";
     // Already outside the window: the timestamp check refuses any replay, nothing to keep.
     if (expiresAtMs <= nowMs) return "fresh";
-    if (stored === undefined && size >= capacity) return "full";
+    if (stored === undefined && (size >= capacity || (nonces?.size ?? 0) >= perAppCapacity)) return "full";
     // Whole seconds (the signature check's expiries are); a fraction is kept to the end of its second.
     const second = Math.ceil(expiresAtMs / 1000);
     base ??= second;
@@ -136,5 +146,6 @@ export function createMemoryNonceStore(options: MemoryNonceStoreOptions = {}): M
       return size;
     },
     capacity,
+    perAppCapacity,
   };
 }

@@ -223,8 +223,15 @@ export async function verifySignedRequest(input: VerifySignedRequestInput): Prom
   if (use === "full") {
     return fail(
       "RATE_LIMITED",
-      "Too many signed requests within the timestamp window: the server cannot remember more nonces " +
-        "and refuses rather than risk a replay. Retry in a few seconds.",
+      "Too many signed requests from this app within the timestamp window: the server cannot remember more nonces " +
+        "for it and refuses rather than risk a replay. Retry in a few seconds.",
+    );
+  }
+  if (use === "unavailable") {
+    // Fail closed: without the shared store a replay sent to another instance could pass.
+    return fail(
+      "RATE_LIMITED",
+      "The server's replay-protection store is unreachable, so no signed request can be accepted right now. Retry in a few seconds.",
     );
   }
   if (use !== "fresh") return fail("INTERNAL_ERROR", "The server's nonce store gave an unexpected answer.");

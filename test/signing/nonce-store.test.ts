@@ -28,6 +28,22 @@ describe("memory nonce store", () => {
     expect(given.steps.map((step) => store.useOnce(...step))).toEqual(want);
   });
 
+  it("gives each app its own share: one app at its share is refused, the others are not", () => {
+    const store = createMemoryNonceStore({ capacity: 4, perAppCapacity: 2 });
+    expect(store.perAppCapacity).toBe(2);
+    expect(["nonce-0001", "nonce-0002", "nonce-0003"].map((nonce) => store.useOnce("busy", nonce, t0 + 600 * S, t0))).toEqual(["fresh", "fresh", "full"]);
+    expect(store.useOnce("busy", "nonce-0001", t0 + 600 * S, t0)).toBe("reused");
+    expect(["nonce-0001", "nonce-0002"].map((nonce) => store.useOnce("quiet", nonce, t0 + 600 * S, t0))).toEqual(["fresh", "fresh"]);
+    expect(store.size).toBe(4);
+    // Its nonces expire, its share is free again.
+    expect(store.useOnce("busy", "nonce-0003", t0 + 1200 * S, t0 + 601 * S)).toBe("fresh");
+  });
+
+  it("never lets the per-app share exceed the capacity, and refuses a share that is not a positive whole number", () => {
+    expect(createMemoryNonceStore({ capacity: 3, perAppCapacity: 10 }).perAppCapacity).toBe(3);
+    expect(() => createMemoryNonceStore({ perAppCapacity: 0 })).toThrow(SigningInputError);
+  });
+
   it("frees capacity as the clock moves past expiries", () => {
     const store = createMemoryNonceStore({ capacity: 3 });
     for (const nonce of ["nonce-0001", "nonce-0002", "nonce-0003"]) expect(store.useOnce("app", nonce, t0 + S, t0)).toBe("fresh");

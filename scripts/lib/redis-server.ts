@@ -1,0 +1,86 @@
+// A real redis-server for tests and benchmarks, on a free loopback port, in its own temporary
+// directory with an append-only file (so a restart keeps the nonces, as a production replay
+// store must). Debian's redis-server; .ci/run installs it.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Why no redis-server can be started here, or undefined when one can. */
+export function redisServerMissing(): string | undefined {
+  const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
+  return probe.status === 0 ? undefined : "redis-server is not installed (apt-get install redis-server; .ci/run does it)";
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function waitForPort(port: number, up: boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => (socket.destroy(), resolve(true)));
+      socket.once("error", () => resolve(false));
+    });
+    if (open === up) return;
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not ${up ? "start" : "stop"} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  /** Stops the server (it saves its append-only file first). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data directory. */
+  start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open but nothing answers. */
+  freeze(): void;
+  thaw(): void;
+  close(): Promise<void>;
+}
+
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "mop-redis-"));
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--protected-mode", "yes"],
+      { stdio: "ignore" },
+    );
+    await waitForPort(port, true);
+  };
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once("exit", resolve));
+    running.kill("SIGCONT");
+    running.kill("SIGTERM");
+    await exited;
+    await waitForPort(port, false);
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}/0`,
+    port,
+    start,
+    stop,
+    freeze: () => void child?.kill("SIGSTOP"),
+    thaw: () => void child?.kill("SIGCONT"),
+    close: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

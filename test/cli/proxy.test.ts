@@ -1,0 +1,133 @@
+// `mop proxy` as a command: options, exit codes, the banner, violation logs, and that no secret
+// is ever printed (stdout, stderr, JSON lines), in-process and as a real child process.
+import { spawn } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createProxyCommand, proxyCommand } from "../../src/cli/proxy.js";
+import { createSandbox, type ListeningSandbox, type Sandbox } from "../../src/sandbox/index.js";
+import { packageRoot } from "../../src/util/package-root.js";
+
+const SECRET = "demo-app-secret";
+
+function fakeIo() {
+  const out = { stdout: "", stderr: "" };
+  return { out, io: { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false } };
+}
+
+let sandbox: Sandbox;
+let listening: ListeningSandbox;
+beforeAll(async () => {
+  // The real clock: the proxy under test signs with it.
+  sandbox = createSandbox();
+  listening = await sandbox.listen({ port: 0, host: "127.0.0.1" });
+});
+afterAll(() => sandbox.close());
+
+describe("options", () => {
+  it("--help lists every option and exits 0", async () => {
+    const { out, io } = fakeIo();
+    expect(await proxyCommand(["--help"], io)).toBe(0);
+    for (const option of ["--target", "--host", "--port", "--app-key", "--app-secret", "--sign", "--replace-signature", "--timeout", "--fail-on-violation", "--strict-http", "--json", "MOP_APP_SECRET"]) expect(out.stdout).toContain(option);
+  });
+
+  it.each([
+    [[], {}, /--target must be an http\(s\) URL/],
+    [["--target", "ftp://example.com"], {}, /--target must be an http\(s\) URL/],
+    [["--target", "http://127.0.0.1:1", "--sign"], {}, /--sign needs the app to sign as: --app-key KEY and its secret \(--app-secret SECRET or the MOP_APP_SECRET/],
+    [["--target", "http://127.0.0.1:1", "--sign", "--app-key", "demo-app-key"], {}, /--sign needs .* secret/],
+    [["--target", "http://127.0.0.1:1", "--sign", "--app-secret", SECRET], {}, /--sign needs .*--app-key KEY/],
+    [["--target", "http://127.0.0.1:1", "--sign"], { MOP_APP_SECRET: SECRET }, /--sign needs .*--app-key KEY/],
+    [["--target", "http://127.0.0.1:1", "--replace-signature"], {}, /--replace-signature works only with --sign/],
+    [["--target", "http://127.0.0.1:1", "--app-key", "a", "--app-key", "b", "--app-secret", SECRET], {}, /one --app-secret per --app-key/],
+    [["--target", "http://127.0.0.1:1", "--port", "http"], {}, /--port must be a whole number from 0 to 65535/],
+    [["--target", "http://127.0.0.1:1", "--port", "70000"], {}, /--port must be a whole number/],
+    [["--target", "http://127.0.0.1:1", "--timeout", "0"], {}, /--timeout must be a whole number of milliseconds/],
+    [["--target", "http://127.0.0.1:1", "--timeout", "5s"], {}, /--timeout must be a whole number of milliseconds/],
+    [["--target", "http://127.0.0.1:1", "--colour"], {}, /Unknown option '--colour'/],
+  ])("%j exits 2 with a clear message and no secret", async (args, env, message) => {
+    const { out, io } = fakeIo();
+    const command = createProxyCommand({ env, stopSignal: Promise.resolve() });
+    expect(await command(args, io)).toBe(2);
+    expect(out.stderr).toMatch(message);
+    expect(out.stdout + out.stderr).not.toContain(SECRET);
+  });
+
+  it("exits 2 when the port is taken", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const { out, io } = fakeIo();
+      const command = createProxyCommand({ env: {}, stopSignal: Promise.resolve() });
+      expect(await command(["--target", listening.url, "--port", String(port)], io)).toBe(2);
+      expect(out.stderr).toContain(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});
+
+describe("running in-process", () => {
+  it("signs with MOP_APP_SECRET, logs violations as JSON lines, stops with 0, never prints the secret", async () => {
+    const { out, io } = fakeIo();
+    let stop!: () => void;
+    let url!: string;
+    let exit!: Promise<number>;
+    const listeningProxy = new Promise<void>((resolve) => {
+      const command = createProxyCommand({ env: { MOP_APP_SECRET: SECRET }, stopSignal: new Promise((r) => (stop = r)), onListening: (u) => ((url = u), resolve()) });
+      exit = command(["--target", listening.url, "--port", "0", "--sign", "--app-key", "demo-app-key", "--json", "--fail-on-violation"], io);
+    });
+    await listeningProxy;
+    expect(out.stdout).toMatch(/^mop proxy: http:\/\/127\.0\.0\.1:\d+ -> http:\/\/127\.0\.0\.1:\d+ \(signing as demo-app-key\)\n$/);
+
+    const served = await fetch(`${url}/open-api/v1/stores?merchantId=10001`);
+    expect(served.status).toBe(200);
+    expect(((await served.json()) as { code: number }).code).toBe(0);
+
+    const refused = await fetch(`${url}/open-api/v1/stores?pageSize=0`);
+    expect(refused.status).toBe(400);
+    const line = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
+    expect(line).toMatchObject({ direction: "request", method: "GET", path: "/open-api/v1/stores", operationId: "listStores", problems: [expect.stringContaining("query.pageSize")] });
+
+    stop();
+    expect(await exit).toBe(0);
+    expect(out.stdout + out.stderr).not.toContain(SECRET);
+  });
+  it("warns loudly when it signs on an address other machines can reach", async () => {
+    for (const [host, warned] of [["0.0.0.0", true], ["127.0.0.2", false]] as const) {
+      const { out, io } = fakeIo();
+      const command = createProxyCommand({ env: { MOP_APP_SECRET: SECRET }, stopSignal: Promise.resolve() });
+      expect(await command(["--target", listening.url, "--host", host, "--port", "0", "--sign", "--app-key", "demo-app-key"], io)).toBe(0);
+      expect(out.stderr.includes("WARNING: signing for demo-app-key on 0.0.0.0, which is not a loopback address"), out.stderr).toBe(warned);
+      expect(out.stdout + out.stderr).not.toContain(SECRET);
+    }
+  });
+});
+
+describe("running as a process", () => {
+  it.each(["SIGTERM", "SIGINT"] as const)("serves a signed request for an unsigned client and exits 0 on %s; the secret appears nowhere", async (signal) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "-e", `import("./src/cli/main.ts").then((m) => m.main(${JSON.stringify(["proxy", "--target", listening.url, "--port", "0", "--sign", "--app-key", "demo-app-key"])})).then((code) => { process.exitCode = code; })`], {
+      cwd: packageRoot(),
+      env: { ...process.env, NODE_OPTIONS: "", MOP_APP_SECRET: SECRET },
+    });
+    let output = "";
+    child.stderr.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        const found = /mop proxy: (http:\/\/127\.0\.0\.1:\d+) ->/.exec(output);
+        if (found) resolve(found[1]!);
+      });
+      child.once("exit", (code) => reject(new Error(`mop proxy exited (${code}) before listening: ${output}`)));
+    });
+    const answer = await fetch(`${url}/open-api/v1/merchants`);
+    expect(answer.status).toBe(200);
+    // A request the proxy reports: still no secret in the log line.
+    await fetch(`${url}/open-api/v1/merchants?pageNo=0`);
+    const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill(signal);
+    expect(await exit).toBe(0);
+    expect(output).toContain("VIOLATION request GET /open-api/v1/merchants (listMerchants)");
+    expect(output).not.toContain(SECRET);
+  }, 30_000);
+});
