@@ -1,5 +1,7 @@
 // Syncs a customer, creates an order and starts its payment against the local sandbox, then
 // prints the cashier page to open. See docs/quickstart.md.
+// Settings: MOP_BASE_URL (default http://127.0.0.1:4010/open-api/v1), MOP_NOTIFY_URL (default
+// http://127.0.0.1:3000/notify), MOP_APP_KEY and MOP_APP_SECRET (default the demo app).
 import { ApiError, createSignedClient } from "merchant-open-platform";
 
 const client = createSignedClient({

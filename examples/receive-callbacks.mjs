@@ -1,5 +1,6 @@
 // Receives the platform's callbacks on http://127.0.0.1:3000/notify and prints each verified
 // event. Run it beside `mop sandbox --allow-insecure-notify` (see docs/quickstart.md).
+// Settings: PORT (default 3000; 0 picks a free port), MOP_APP_SECRET (default demo-app-secret).
 import express from "express";
 import { createCallbackHandler } from "merchant-open-platform/callbacks";
 

@@ -561,6 +561,8 @@ export interface components {
             httpStatus: number | null;
             /** @description Why the attempt failed (status, redirect, timeout, refused connection); null when acknowledged. */
             error: string | null;
+            /** @description The first 200 bytes of the receiver's answer when it was not an acknowledgement (as UTF-8 text), so its reason shows here; null when acknowledged or the answer had no body. */
+            responseBody: string | null;
             /** @description True when the receiver answered 2xx in time. */
             acknowledged: boolean;
         };

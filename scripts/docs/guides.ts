@@ -1,5 +1,5 @@
 // Renders the Markdown guides (docs/*.md, not docs/source/) to HTML pages with marked.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { Marked, type Tokens } from "marked";
 import { escapeHtml, page } from "./page.js";
@@ -9,21 +9,32 @@ export interface Guide {
   name: string;
   title: string;
   markdown: string;
+  /** Where its relative links start: "docs" for docs/*.md, "root" for an extra page such as CHANGELOG.md. */
+  linksFrom: "docs" | "root";
 }
 
-/** Guides are written by several people at once: whatever docs/*.md exist is the list. */
+function guideFrom(path: string, name: string, linksFrom: Guide["linksFrom"]): Guide {
+  const markdown = readFileSync(path, "utf8");
+  const heading = /^#\s+(.+?)\s*#*\s*$/m.exec(markdown);
+  return { name, title: heading?.[1]?.replace(/`/g, "") ?? name, markdown, linksFrom };
+}
+
+/**
+ * Guides are written by several people at once: whatever docs/*.md exist is the list, then
+ * the extra pages (the changelog) whose files exist.
+ */
 export function listGuides(docsDir: string): Guide[] {
-  return readdirSync(docsDir, { withFileTypes: true })
+  const guides = readdirSync(docsDir, { withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith(".md"))
     .map((entry) => entry.name)
     // The quick start is where a newcomer begins; the rest alphabetically.
     .sort((a, b) => Number(b === "quickstart.md") - Number(a === "quickstart.md") || a.localeCompare(b))
-    .map((file) => {
-      const markdown = readFileSync(join(docsDir, file), "utf8");
-      const name = basename(file, ".md");
-      const heading = /^#\s+(.+?)\s*#*\s*$/m.exec(markdown);
-      return { name, title: heading?.[1]?.replace(/`/g, "") ?? name, markdown };
-    });
+    .map((file) => guideFrom(join(docsDir, file), basename(file, ".md"), "docs"));
+  for (const extra of Object.values(EXTRA_PAGES)) {
+    const path = join(docsDir, "..", extra.file);
+    if (existsSync(path)) guides.push(guideFrom(path, extra.name, "root"));
+  }
+  return guides;
 }
 
 /** GitHub's heading anchors, so that `decisions.md#source-inconsistencies` keeps working. */
@@ -36,27 +47,45 @@ export function slugify(text: string): string {
     .replace(/\s/g, "-");
 }
 
+/** Files outside docs/ that are rendered as pages of the site too, by the link that reaches them from a guide. */
+export const EXTRA_PAGES: Readonly<Record<string, { file: string; name: string }>> = {
+  "../CHANGELOG.md": { file: "CHANGELOG.md", name: "changelog" },
+};
+
+/** A relative link in a guide to something the site does not contain. */
+export class UnresolvableLinkError extends Error {}
+
 /**
- * A link to another guide (`foo.md`, `./foo.md#part`) becomes `foo.html`. Any other relative
- * link points at a repository file that is not part of the site (docs/source/, openapi/):
- * it is made relative to docs/ again, which resolves when the site is opened from a checkout.
+ * A link to another guide (`foo.md`, `./foo.md#part`) becomes `foo.html`, and one to a file
+ * rendered as an extra page (the changelog) becomes that page. The site is served on its own
+ * (the sandbox's /docs, an installed package), so a relative link to anything else would be a
+ * 404 there: the build refuses it and names it.
  */
-export function rewriteHref(href: string, guideNames: ReadonlySet<string>): string {
+export function rewriteHref(href: string, guideNames: ReadonlySet<string>, linksFrom: Guide["linksFrom"] = "docs"): string {
   if (/^([a-z][a-z0-9+.-]*:|#|\/)/i.test(href)) return href;
-  const [path = "", hash] = href.split(/(?=#)/, 2);
+  let [path = "", hash] = href.split(/(?=#)/, 2);
+  // From the repository root, docs/x.md is a guide and anything else is one level up from docs/.
+  if (linksFrom === "root") path = path.startsWith("docs/") ? path.slice("docs/".length) : `../${path.replace(/^\.\//, "")}`;
   const guide = /^(?:\.\/)?([^/]+)\.md$/.exec(path);
   if (guide?.[1] && guideNames.has(guide[1])) return `${guide[1]}.html${hash ?? ""}`;
-  return `../../${path.replace(/^\.\//, "")}${hash ?? ""}`;
+  const extra = EXTRA_PAGES[path];
+  if (extra && guideNames.has(extra.name)) return `${extra.name}.html${hash ?? ""}`;
+  throw new UnresolvableLinkError(`links to ${JSON.stringify(href)}, which is not a page of the docs site; link a guide (name.md) or an https:// address`);
 }
 
-function markdownRenderer(guideNames: ReadonlySet<string>): Marked {
+function markdownRenderer(guideNames: ReadonlySet<string>, guide: Guide): Marked {
   const used = new Map<string, number>();
   const marked = new Marked({ gfm: true });
   marked.use({
     walkTokens(token) {
       if (token.type === "link" || token.type === "image") {
         const link = token as Tokens.Link | Tokens.Image;
-        link.href = rewriteHref(link.href, guideNames);
+        try {
+          link.href = rewriteHref(link.href, guideNames, guide.linksFrom);
+        } catch (error) {
+          if (error instanceof UnresolvableLinkError) throw new UnresolvableLinkError(`docs: the guide ${guide.name} ${error.message}`);
+          throw error;
+        }
       }
     },
     renderer: {
@@ -73,7 +102,15 @@ function markdownRenderer(guideNames: ReadonlySet<string>): Marked {
   return marked;
 }
 
-export function renderGuide(guide: Guide, guideNames: ReadonlySet<string>): string {
-  const body = markdownRenderer(guideNames).parse(guide.markdown, { async: false });
+/** Previous and next guide, in the index's order, so the guides read as one sequence. */
+function pager(guides: readonly Guide[], index: number): string {
+  const link = (guide: Guide | undefined, rel: "prev" | "next") =>
+    guide ? `<a rel="${rel}" href="${escapeHtml(guide.name)}.html">${rel === "prev" ? "← " : ""}${escapeHtml(guide.title)}${rel === "next" ? " →" : ""}</a>` : "<span></span>";
+  return `<nav class="pager" aria-label="Guides">${link(guides[index - 1], "prev")}${link(guides[index + 1], "next")}</nav>`;
+}
+
+export function renderGuide(guide: Guide, guides: readonly Guide[]): string {
+  const names = new Set(guides.map((g) => g.name));
+  const body = markdownRenderer(names, guide).parse(guide.markdown, { async: false }) + pager(guides, guides.indexOf(guide));
   return page({ title: `${guide.title} — Merchant Open Platform`, body, root: "../" });
 }

@@ -39,5 +39,5 @@ ${references.map(referenceItem).join("\n")}
 ${guides.map(guideItem).join("\n")}
 </ul>
 </section>`;
-  return page({ title: "Merchant Open Platform — API docs", body, root: "" });
+  return page({ title: "Merchant Open Platform — API docs", body, root: "", current: "index.html" });
 }

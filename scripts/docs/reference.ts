@@ -1,9 +1,11 @@
 // Renders one bundled spec into a self-contained reference page with the pinned Redocly CLI.
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { escapeHtml, siteNav } from "./page.js";
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -37,6 +39,68 @@ function assertPatched(html: string, file: string): void {
   }
 }
 
+/** Block-level starts a soft line break must not be joined onto (lists, tables, quotes, headings, code). */
+const BLOCK_START = /^(\s{2,}|\t|[-*+]\s|\d+[.)]\s|\||#|>|```|~~~)/;
+
+/**
+ * Joins soft-wrapped lines of a Markdown description with a space. Rendered Markdown shows a
+ * soft break as a space anyway, but Redoc's search index takes the raw lines and glues them
+ * ("result\narrives" became "resultarrives"). Lists, tables, quotes, headings and code keep
+ * their line breaks.
+ */
+export function unwrapSoftBreaks(markdown: string): string {
+  const lines = markdown.split("\n");
+  const out: string[] = [];
+  let fenced = false;
+  for (const line of lines) {
+    const fence = /^\s*(```|~~~)/.test(line);
+    const previous = out[out.length - 1];
+    const joinable =
+      !fenced && !fence && previous !== undefined && previous.trim() !== "" && line.trim() !== "" && !BLOCK_START.test(line) && !/^\s*(```|~~~)/.test(previous) && !/^(\||#)/.test(previous) && !/ {2}$/.test(previous);
+    if (joinable && !/^\s*([-*+]|\d+[.)])\s/.test(previous)) out[out.length - 1] = `${previous} ${line}`;
+    else out.push(line);
+    if (fence) fenced = !fenced;
+  }
+  return out.join("\n");
+}
+
+/** `docs/errors.md` (with an optional #anchor) in a description becomes a link to that guide's page. */
+export function linkGuideMentions(markdown: string, guideNames: ReadonlySet<string>): string {
+  return markdown.replace(/(?<![[\w/.-]|\]\()docs\/([a-z0-9-]+)\.md(#[\w-]+)?/g, (mention, name: string, hash: string | undefined) =>
+    guideNames.has(name) ? `[${mention}](guides/${name}.html${hash ?? ""})` : mention,
+  );
+}
+
+/** A copy of the spec whose descriptions are prepared for the site (search text, guide links). */
+export function specForSite(spec: unknown, guideNames: ReadonlySet<string>): unknown {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node !== "object" || node === null) return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => [key, key === "description" && typeof value === "string" ? linkGuideMentions(unwrapSoftBreaks(value), guideNames) : walk(value)]),
+    );
+  };
+  return walk(spec);
+}
+
+// The site's navigation, put above Redoc's own layout; styled here because the page has no
+// other stylesheet of the site.
+const NAV_CSS = `<style>
+.mop-site-header { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; background: #ffffff; border-bottom: 1px solid #d0d7de; padding: .5rem 1.25rem; }
+.mop-site-header nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
+.mop-site-header a { color: #0550ae; }
+.mop-site-header a[aria-current="page"] { font-weight: 700; color: #1b1f24; text-decoration: none; }
+</style>`;
+
+/** Puts the site's header as the first element of the page's body. */
+export function withSiteHeader(html: string, current: string, title: string): string {
+  const head = html.indexOf("</head>");
+  const body = head < 0 ? -1 : html.indexOf("<body", head);
+  const open = body < 0 ? -1 : html.indexOf(">", body);
+  if (head < 0 || open < 0) throw new Error(`${title}: no <head>/<body> to put the site navigation into`);
+  return `${html.slice(0, head)}${NAV_CSS}\n${html.slice(head, open + 1)}\n<header class="mop-site-header" aria-label="${escapeHtml(title)}">${siteNav("", current)}</header>${html.slice(open + 1)}`;
+}
+
 export interface ReferenceResult {
   file: string;
   ms: number;
@@ -47,10 +111,13 @@ export interface ReferenceResult {
  * Redocly CDN (the default). The page uses Redoc's hash routing (`#/orders/createorder`), so
  * it works on any static host and from file://.
  */
-export async function renderReference(specFile: string, outFile: string, cwd: string): Promise<ReferenceResult> {
+export async function renderReference(specFile: string, outFile: string, cwd: string, guideNames: ReadonlySet<string> = new Set()): Promise<ReferenceResult> {
   const started = performance.now();
+  const prepared = mkdtempSync(join(tmpdir(), "mop-docs-spec-"));
+  const preparedSpec = join(prepared, specFile.split(/[\\/]/).pop()!);
+  writeFileSync(preparedSpec, JSON.stringify(specForSite(JSON.parse(readFileSync(specFile, "utf8")), guideNames)));
   try {
-    await run(process.execPath, [redoclyBin, "build-docs", specFile, "--output", outFile, "--inlineBundle"], {
+    await run(process.execPath, [redoclyBin, "build-docs", preparedSpec, "--output", outFile, "--inlineBundle"], {
       cwd,
       env: OFFLINE_ENV,
       maxBuffer: 16 * 1024 * 1024,
@@ -58,8 +125,11 @@ export async function renderReference(specFile: string, outFile: string, cwd: st
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? "";
     throw new Error(`redocly build-docs ${specFile} failed:\n${stderr || String(error)}`);
+  } finally {
+    rmSync(prepared, { recursive: true, force: true });
   }
-  const html = patchAttributionLogo(readFileSync(outFile, "utf8"));
+  const page = outFile.split(/[\\/]/).pop()!;
+  const html = withSiteHeader(patchAttributionLogo(readFileSync(outFile, "utf8")), page, "Merchant Open Platform docs");
   assertPatched(html, outFile);
   writeFileSync(outFile, html);
   return { file: outFile, ms: Math.round(performance.now() - started) };

@@ -57,15 +57,15 @@ export async function buildSite({ root, outDir = join(root, "docs", "site") }: S
 
   const specs = REFERENCE_SPECS.map((name) => ({ name, file: join(root, "generated", `${name}.openapi.json`) })).filter((s) => existsSync(s.file));
   if (specs.length === 0) throw new Error("no generated/*.openapi.json found; run npm run generate first");
+  const guides = listGuides(join(root, "docs"));
+  const guideNames = new Set(guides.map((g) => g.name));
   // The Redocly runs are independent child processes: run them side by side.
-  const rendered = await Promise.all(specs.map((s) => renderReference(s.file, join(outDir, `${s.name}.html`), root)));
+  const rendered = await Promise.all(specs.map((s) => renderReference(s.file, join(outDir, `${s.name}.html`), root, guideNames)));
   rendered.forEach((r, i) => (timings[`${specs[i]!.name}.html`] = r.ms));
   const references = specs.map((s) => referenceEntry(s.name, JSON.parse(readFileSync(s.file, "utf8")) as Record<string, any>));
 
   const guidesStarted = performance.now();
-  const guides = listGuides(join(root, "docs"));
-  const names = new Set(guides.map((g) => g.name));
-  for (const guide of guides) writeFileSync(join(outDir, "guides", `${guide.name}.html`), renderGuide(guide, names));
+  for (const guide of guides) writeFileSync(join(outDir, "guides", `${guide.name}.html`), renderGuide(guide, guides));
   const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   writeFileSync(join(outDir, "index.html"), indexPage(references, guides, version));
   timings["guides and index"] = Math.round(performance.now() - guidesStarted);

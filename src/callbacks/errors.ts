@@ -2,6 +2,7 @@
 // setup, not on the first delivery, where it would turn every callback into a failure.
 import { MerchantOpenPlatformError } from "../client/errors.js";
 
+/** createCallbackHandler or createMemoryEventStore was given an unusable option (`field` names it), or the handler is mounted after a body parser. */
 export class CallbackConfigError extends MerchantOpenPlatformError {
   override readonly name = "CallbackConfigError";
   /** The option at fault, e.g. "secrets" or "onEvent". */

@@ -5,15 +5,16 @@
 //
 // It reads the body itself because the signature covers the exact bytes, and a JSON body parser
 // would have thrown them away; it works whether or not express.json() is installed elsewhere,
-// as long as it runs first on its own route (or after express.raw()).
+// as long as it runs first on its own route (or after express.raw()). Mounted after
+// express.json() it cannot verify anything: it says so to onError and once on the console, and
+// answers 500 with the fix in the first line, so the sender retries and its log shows why.
 //
 // Answers: 200 "success" when handled or already handled (a duplicate must be acknowledged, or
 // the platform keeps retrying it); 401 for a failed signature check, 400 for a payload that is
 // not a valid event, 413 for a body over the cap; 409 while the same event is being handled by
-// another delivery, and 500 when onEvent throws: the event is not marked handled, so the
-// platform's next retry delivers it again.
+// another delivery (for at most the lease, leaseMs), and 500 when onEvent throws: the event is
+// not marked handled, so the platform's next retry delivers it again.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RequestHandler } from "express";
 import { SignedErrors } from "../../generated/error-codes.js";
 import type { NonceStore } from "../signing/index.js";
 import { createMemoryNonceStore } from "../signing/index.js";
@@ -22,7 +23,15 @@ import { createMemoryEventStore, type EventStore } from "./event-store.js";
 import type { CallbackEvent } from "./events.js";
 import { secretList, verifyCallback, type CallbackFailure } from "./verify.js";
 
+/** The largest callback body the handler reads; a larger one is answered 413. */
 export const MAX_CALLBACK_BODY_BYTES = 1024 * 1024;
+
+/** How long a delivery holds its event while onEvent runs, unless `leaseMs` says otherwise. */
+export const DEFAULT_CALLBACK_LEASE_MS = 60_000;
+
+/** The first line of the answer to every delivery while a body parser runs before the handler. */
+export const BODY_ALREADY_PARSED_ANSWER =
+  "BODY_ALREADY_PARSED: a body parser (e.g. express.json()) read the callback before this handler; mount createCallbackHandler before app.use(express.json())";
 
 /** What onEvent learns about the delivery besides the event. */
 export interface CallbackDelivery {
@@ -32,6 +41,7 @@ export interface CallbackDelivery {
   nonce: string;
 }
 
+/** Options of createCallbackHandler: the secrets and onEvent are required, the rest have defaults. */
 export interface CallbackHandlerOptions {
   /** The app secret, or several during a rotation. */
   secrets: string | readonly string[];
@@ -39,6 +49,12 @@ export interface CallbackHandlerOptions {
   onEvent: (event: CallbackEvent, delivery: CallbackDelivery) => void | Promise<void>;
   /** Where handled event ids are kept. Default: a bounded in-memory store for this handler. */
   eventStore?: EventStore;
+  /**
+   * How long one delivery may hold its event while onEvent runs, in milliseconds. Other
+   * deliveries of the event are answered 409 meanwhile; once it lapses (onEvent hung), the next
+   * retry handles the event again. Default 60 000.
+   */
+  leaseMs?: number;
   /** The clock in epoch milliseconds. Default Date.now. */
   now?: () => number;
   /** The app key deliveries must carry; default: any whose signature matches the secrets. */
@@ -51,7 +67,14 @@ export interface CallbackHandlerOptions {
   onError?: (error: unknown, context: { event?: CallbackEvent; failure?: CallbackFailure }) => void;
 }
 
-type BodyRead = { ok: true; bytes: Buffer } | { ok: false; status: number; text: string };
+/**
+ * The handler createCallbackHandler returns: a plain (req, res) function, so it mounts in
+ * Express (`app.post(path, handler)`) and on a bare `node:http` server alike, and the types
+ * need no Express.
+ */
+export type CallbackRequestHandler = (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => void;
+
+type BodyRead = { ok: true; bytes: Buffer } | { ok: false; status: number; text: string; parsedBefore?: true };
 
 function answer(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -67,11 +90,7 @@ function readRawBody(req: IncomingMessage & { body?: unknown }, limit: number): 
   if (Buffer.isBuffer(req.body)) return Promise.resolve(req.body.length > limit ? tooLarge : { ok: true, bytes: req.body });
   if (typeof req.body === "string") return Promise.resolve({ ok: true, bytes: Buffer.from(req.body, "utf8") });
   if (req.readableEnded || (req.body !== undefined && req.body !== null)) {
-    return Promise.resolve({
-      ok: false,
-      status: 500,
-      text: "INTERNAL_ERROR: the raw callback body was already consumed by a body parser; mount the callback handler before express.json()",
-    });
+    return Promise.resolve({ ok: false, status: 500, text: BODY_ALREADY_PARSED_ANSWER, parsedBefore: true });
   }
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) {
@@ -123,18 +142,43 @@ function checkOptions(options: CallbackHandlerOptions): void {
   for (const field of ["now", "onError"] as const) {
     if (options[field] !== undefined && typeof options[field] !== "function") throw new CallbackConfigError(field, `${field} must be a function`);
   }
+  const lease = options.leaseMs;
+  if (lease !== undefined && !(typeof lease === "number" && Number.isFinite(lease) && lease > 0)) {
+    throw new CallbackConfigError("leaseMs", `leaseMs must be a positive number of milliseconds, got ${String(lease)}`);
+  }
   const store = options.eventStore as Partial<EventStore> | undefined;
   if (store !== undefined && !(typeof store?.claim === "function" && typeof store.complete === "function" && typeof store.release === "function")) {
     throw new CallbackConfigError("eventStore", "eventStore must implement claim, complete and release");
   }
 }
 
-/** An Express handler for callback deliveries; mount it with app.post(path, handler). */
-export function createCallbackHandler(options: CallbackHandlerOptions): RequestHandler {
+/**
+ * An Express handler that receives the platform's callbacks: it verifies the signature, the
+ * timestamp window, the nonce and the payload against the spec, calls `onEvent` once per event
+ * id and acknowledges with `200 success`. Mount it on its own route BEFORE any JSON body parser,
+ * because the signature covers the raw bytes.
+ *
+ * @example
+ * ```ts
+ * const app = express();
+ * app.post("/callbacks", createCallbackHandler({
+ *   secrets: process.env.MOP_APP_SECRET!,
+ *   onEvent: async (event) => {
+ *     if (event.type === "payment.succeeded") await markPaid(event.data.outTradeNo);
+ *   },
+ *   onError: (error) => console.warn("callback refused:", error),
+ * }));
+ * app.use(express.json()); // after the callback route
+ * ```
+ */
+export function createCallbackHandler(options: CallbackHandlerOptions): CallbackRequestHandler {
   checkOptions(options);
   const { secrets, onEvent, appKey, now, windowSeconds, onError } = options;
-  const eventStore = options.eventStore ?? createMemoryEventStore();
+  const clock = now ?? Date.now;
+  const leaseMs = options.leaseMs ?? DEFAULT_CALLBACK_LEASE_MS;
+  const eventStore = options.eventStore ?? createMemoryEventStore({ now: clock });
   const nonceStore = options.nonceStore ?? createMemoryNonceStore();
+  let toldAboutBodyParser = false;
   const report = (error: unknown, context: { event?: CallbackEvent; failure?: CallbackFailure }) => {
     try {
       onError?.(error, context);
@@ -143,10 +187,28 @@ export function createCallbackHandler(options: CallbackHandlerOptions): RequestH
     }
   };
 
+  /** A set-up mistake, not a bad delivery: every delivery reports it; the console hears it once. */
+  function misplaced(): void {
+    const error = new CallbackConfigError(
+      "bodyParser",
+      "The callback handler received a body that a body parser (e.g. express.json()) had already parsed, so it cannot check the signature over the raw bytes. " +
+        'Mount it before the parser: app.post("/callbacks", createCallbackHandler(...)) above app.use(express.json()), or exclude its route from the parser. ' +
+        "Deliveries are answered 500 until then, so the platform retries them.",
+    );
+    report(error, {});
+    if (!toldAboutBodyParser) {
+      toldAboutBodyParser = true;
+      console.error(`merchant-open-platform: ${error.message}`);
+    }
+  }
+
   async function handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     if (req.method !== "POST") return answer(res, 405, "METHOD_NOT_ALLOWED: callbacks are POSTed", { Allow: "POST" });
     const body = await readRawBody(req, MAX_CALLBACK_BODY_BYTES);
-    if (!body.ok) return answer(res, body.status, body.text, body.status === 413 ? { Connection: "close" } : {});
+    if (!body.ok) {
+      if (body.parsedBefore) misplaced();
+      return answer(res, body.status, body.text, body.status === 413 ? { Connection: "close" } : {});
+    }
 
     const verification = await verifyCallback({
       headers: req.headers,
@@ -163,7 +225,8 @@ export function createCallbackHandler(options: CallbackHandlerOptions): RequestH
     }
 
     const { event } = verification;
-    const claim = await eventStore.claim(event.id);
+    const claimedAt = clock();
+    const claim = await eventStore.claim(event.id, leaseMs);
     if (claim === "seen") return answer(res, 200, "success");
     if (claim === "busy") return answer(res, 409, "EVENT_IN_PROGRESS: this event is being handled; deliver it again later");
 
@@ -171,10 +234,13 @@ export function createCallbackHandler(options: CallbackHandlerOptions): RequestH
       await onEvent(event, { appKey: verification.appKey, timestamp: verification.timestamp, nonce: verification.nonce });
     } catch (error) {
       report(error, { event });
-      try {
-        await eventStore.release(event.id);
-      } catch (releaseError) {
-        report(releaseError, { event });
+      // Once the lease lapsed another delivery may hold the event; releasing would drop its claim.
+      if (clock() - claimedAt < leaseMs) {
+        try {
+          await eventStore.release(event.id);
+        } catch (releaseError) {
+          report(releaseError, { event });
+        }
       }
       return answer(res, 500, "HANDLER_FAILED: the event was not handled; deliver it again later");
     }
@@ -188,7 +254,7 @@ export function createCallbackHandler(options: CallbackHandlerOptions): RequestH
   }
 
   return (req, res) =>
-    handle(req, res).catch((error: unknown) => {
+    void handle(req, res).catch((error: unknown) => {
       report(error, {});
       answer(res, SignedErrors.INTERNAL_ERROR.http, "INTERNAL_ERROR: the callback could not be received; deliver it again later");
     });

@@ -24,9 +24,12 @@ export {
   type MemoryEventStoreOptions,
 } from "./event-store.js";
 export {
+  BODY_ALREADY_PARSED_ANSWER,
   createCallbackHandler,
+  DEFAULT_CALLBACK_LEASE_MS,
   MAX_CALLBACK_BODY_BYTES,
   type CallbackDelivery,
   type CallbackHandlerOptions,
+  type CallbackRequestHandler,
 } from "./handler.js";
 export { CallbackConfigError } from "./errors.js";

@@ -16,8 +16,10 @@ import {
 } from "../signing/index.js";
 import { checkEventPayload, type CallbackEvent } from "./events.js";
 
+/** Why a delivery was refused: a signature failure, or a body that is not a valid event. */
 export type CallbackFailureName = SignatureFailureName | "BODY_NOT_JSON" | "EVENT_TYPE_UNKNOWN" | "PAYLOAD_INVALID";
 
+/** A genuine delivery: the typed event and the signature headers it came with. */
 export interface CallbackSuccess {
   ok: true;
   /** The payload, parsed losslessly (int64 ids above 2^53 - 1 are bigint) and schema-checked. */
@@ -29,6 +31,7 @@ export interface CallbackSuccess {
   nonce: string;
 }
 
+/** A refused delivery: a registry code, a name, a message and the HTTP status to answer. */
 export interface CallbackFailure {
   ok: false;
   /** A registry code: the signature failures' own codes; 100009 for an unusable payload. */
@@ -39,8 +42,10 @@ export interface CallbackFailure {
   httpStatus: number;
 }
 
+/** The answer of verifyCallback: check `ok`. */
 export type CallbackVerification = CallbackSuccess | CallbackFailure;
 
+/** One delivery as received, and the secrets to check it with. */
 export interface VerifyCallbackInput {
   /** The request headers as received (a Node header record or a fetch Headers). */
   headers: RequestHeaders;
@@ -79,7 +84,19 @@ export function secretList(secrets: unknown): string[] | undefined {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Verifies a callback's signature and freshness, then parses and checks its payload. */
+/**
+ * Verifies one callback delivery by hand (createCallbackHandler does this for Express): the
+ * signature over the raw body, the timestamp window and the nonce, then parses the payload
+ * losslessly and checks it against the spec's webhook schema. Never throws.
+ *
+ * @example
+ * ```ts
+ * const result = await verifyCallback({ headers: req.headers, rawBody, secrets: process.env.MOP_APP_SECRET! });
+ * if (!result.ok) return res.status(result.httpStatus).type("text").send(`${result.name}: ${result.message}`);
+ * if (result.event.type === "payment.succeeded") await markPaid(result.event.data.outTradeNo);
+ * res.type("text").send("success");
+ * ```
+ */
 export async function verifyCallback(input: VerifyCallbackInput): Promise<CallbackVerification> {
   const given = (typeof input === "object" && input !== null ? input : {}) as Partial<VerifyCallbackInput>;
   const secrets = secretList(given.secrets);

@@ -16,3 +16,7 @@ registerSubcommand("proxy", {
   load: async () => (await import("./proxy.js")).proxyCommand,
 });
 registerSubcommand("sandbox", { summary: "run the local stateful sandbox (signed and key-based interfaces, control API, cashier)", load: async () => (await import("./sandbox.js")).sandboxCommand });
+registerSubcommand("examples", {
+  summary: "write the quick start's example scripts into your project (default ./mop-examples)",
+  load: async () => (await import("./examples.js")).examplesCommand,
+});

@@ -1,6 +1,7 @@
 // Entry point of `mop`: dispatches to subcommands, answers --help and --version.
 import { packageVersion } from "../util/package-root.js";
 import { EXIT_USAGE, processIo, type CliIo, type Subcommand } from "./io.js";
+import { missingPeer, missingPeerMessage } from "./peers.js";
 
 interface SubcommandEntry {
   summary: string;
@@ -47,6 +48,14 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.stderr(`mop: unknown command "${first}"\n\n${usage()}`);
     return EXIT_USAGE;
   }
-  const run = await entry.load();
+  let run: Subcommand;
+  try {
+    run = await entry.load();
+  } catch (error) {
+    const missing = missingPeer(error);
+    if (missing === undefined) throw error;
+    io.stderr(missingPeerMessage(first, missing));
+    return 1;
+  }
   return run(rest, io);
 }

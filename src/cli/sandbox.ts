@@ -120,6 +120,7 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number, idRan
     `  Control API        ${url}/sandbox   (no signature: a local developer tool)`,
     `  Cashier pages      ${url}/cashier/{tradeNo}?key=…   (open the cashierUrl an answer gives)`,
     `  Docs               ${url}/docs`,
+    `  Dashboard          ${url}/sandbox/ui`,
     "",
     idRange === "safe"
       ? `Id range: safe (every id below 2^53${omitted > 0 ? `; ${omitted} fixture records with larger ids left out` : ""}).`
@@ -140,7 +141,13 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number, idRan
 async function openNonceStore(url: string | undefined, io: CliIo): Promise<RedisNonceStore | undefined | null> {
   if (url === undefined || url === "memory") return undefined;
   if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--nonce-store must be "memory" or a redis:// URL, got ${JSON.stringify(redactUrl(url))}`);
-  const store = await createRedisNonceStore({ url });
+  let store: RedisNonceStore;
+  try {
+    store = await createRedisNonceStore({ url });
+  } catch (error) {
+    io.stderr(`mop sandbox: --nonce-store: ${(error as Error).message}\n`);
+    return null;
+  }
   try {
     await store.ready();
   } catch (error) {

@@ -9,6 +9,8 @@ import { SignedErrors } from "../../generated/error-codes.js";
 import { requestLogger } from "./logger.js";
 import { securityHeaders } from "./security-headers.js";
 import { checkHost } from "./site-guard.js";
+import { createRequestRecorder } from "./dashboard/recorder.js";
+import { dashboardRouter } from "./dashboard/router.js";
 import { cashierRouter } from "./routes/cashier.js";
 import { controlRouter } from "./routes/control.js";
 import { docsRouter } from "./routes/docs.js";
@@ -21,6 +23,10 @@ export function createSandboxApp(ctx: SandboxContext): Express {
   if (ctx.logger.requestsEnabled !== false) app.use(requestLogger(ctx.logger));
   app.use(securityHeaders);
   app.use(checkHost(ctx.servedHosts));
+  // The dashboard (/sandbox/ui) remembers the latest requests, whatever the logger keeps.
+  const recorder = createRequestRecorder(ctx.clock);
+  app.use(recorder.middleware);
+  app.use("/sandbox/ui", dashboardRouter(ctx, recorder));
   app.use("/open-api", signedRouter(ctx));
   app.use("/v1", keyedRouter(ctx));
   app.use("/sandbox", controlRouter(ctx));

@@ -4,6 +4,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { verifySignedRequest, type NonceStore, type RequestHeaders } from "../signing/index.js";
 import type { SandboxClock } from "./clock.js";
+import { describeRefusal } from "./dashboard/refusal.js";
 import { keyedError, signedError } from "./errors.js";
 import type { SandboxLogger } from "./logger.js";
 import type { SandboxStore } from "./store/types.js";
@@ -87,6 +88,8 @@ export function verifySignature(ctx: AuthContext) {
     });
     if (!result.ok) {
       if (result.cause !== undefined) ctx.logger.error("Signature check failed internally.", { error: result.cause });
+      // For the dashboard: what arrived and the string the sandbox expected to be signed.
+      if (result.name !== "RATE_LIMITED" && result.name !== "INTERNAL_ERROR") res.locals.signatureRefusal = describeRefusal(result, req.headers, res.locals.rawBody as Buffer | undefined);
       const headers: Record<string, string> = result.name === "RATE_LIMITED" ? { "Retry-After": "5" } : {};
       return next(signedError(result.name, result.message, headers));
     }

@@ -2,6 +2,7 @@
 // A named class (never a bare TypeError) so callers can tell a programming mistake on their
 // side apart from everything else, and so the CLI can turn it into a usage error.
 
+/** A signing function was called with something that cannot be signed; `field` names the input at fault. */
 export class SigningInputError extends Error {
   override readonly name = "SigningInputError";
 

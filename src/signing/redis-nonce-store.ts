@@ -3,8 +3,8 @@
 // per-app quota and the record atomic on the Redis server, in one round trip.
 //
 // It fails closed: when Redis cannot be reached the answer is "unavailable" and the signature
-// check refuses the request (100006), because accepting it could accept a replay. ioredis is
-// loaded only when a Redis store is created, so users of the memory store never load it.
+// check refuses the request (100006), because accepting it could accept a replay. ioredis is an
+// optional peer dependency, loaded only when a Redis store is created.
 import type { Redis, RedisOptions } from "ioredis";
 import { SigningInputError } from "./errors.js";
 import type { NonceStore, NonceUse } from "./nonce-store.js";
@@ -57,7 +57,13 @@ export async function createRedisNonceStore(options: RedisNonceStoreOptions): Pr
   const perAppCapacity = positiveInteger("perAppCapacity", options.perAppCapacity ?? 200_000);
   const commandTimeoutMs = positiveInteger("commandTimeoutMs", options.commandTimeoutMs ?? 500);
   const prefix = options.keyPrefix ?? "mop:nonce:";
-  const { Redis: RedisClient } = await import("ioredis");
+  let RedisClient: typeof import("ioredis").Redis;
+  try {
+    ({ Redis: RedisClient } = await import("ioredis"));
+  } catch (error) {
+    // An optional peer dependency: users of the memory store never install it.
+    throw new SigningInputError("url", `a Redis nonce store needs the ioredis package: npm install ioredis@6 (${(error as Error).message})`);
+  }
   const settings: RedisOptions = {
     // Fail fast instead of queueing commands while disconnected: a queued check would hold the
     // request open; a refused one tells the client to retry.

@@ -10,6 +10,7 @@ export const SIGNATURE_HEADERS = {
   sign: "X-Sign",
 } as const;
 
+/** One of "X-App-Key", "X-Timestamp", "X-Nonce", "X-Sign". */
 export type SignatureHeaderName = (typeof SIGNATURE_HEADERS)[keyof typeof SIGNATURE_HEADERS];
 
 /** Seconds a timestamp may differ from the server's clock, in either direction. */

@@ -12,11 +12,17 @@ import {
   type SigningTimestamp,
 } from "./string-to-sign.js";
 
+/** The fields `sign` signs: exactly what goes into the string to sign, plus the secret. */
 export interface SignInput {
+  /** X-App-Key, the application key. */
   appKey: string;
+  /** The app secret: the HMAC key (UTF-8). Never sent. */
   appSecret: string;
+  /** X-Timestamp: Unix seconds, 10 digits, as text or a number. */
   timestamp: SigningTimestamp;
+  /** X-Nonce: 8 to 64 of A-Z a-z 0-9 _ -. */
   nonce: string;
+  /** The raw request body exactly as sent; omitted or "" for none (a GET). */
   body?: SigningBody;
 }
 
@@ -31,9 +37,13 @@ export type SignedRequestHeaders = {
   "X-Sign": string;
 };
 
+/** What `signRequestHeaders` needs: the credentials and the body; time and nonce are picked for you. */
 export interface SignRequestInput {
+  /** X-App-Key, the application key. */
   appKey: string;
+  /** The app secret: the HMAC key (UTF-8). Never sent. */
   appSecret: string;
+  /** The raw request body exactly as it will be sent (sign the same string you send); omitted for none. */
   body?: SigningBody;
   /** The clock, in epoch milliseconds; injectable so tests are deterministic. Default Date.now. */
   now?: () => number;
@@ -62,9 +72,15 @@ function requireObject(what: string, value: unknown): Record<string, unknown> {
 }
 
 /**
- * X-Sign for the given fields. Does not judge the timestamp or nonce format, so it can also
- * reproduce what a faulty client would send (the vectors' wrong variants); use
- * signRequestHeaders for real requests.
+ * X-Sign for the given fields: Base64(HMAC-SHA256(appSecret, appKey + timestamp + nonce + body)).
+ * Does not judge the timestamp or nonce format, so it can also reproduce what a faulty client
+ * would send (the vectors' wrong variants); use signRequestHeaders for real requests.
+ *
+ * @example
+ * ```ts
+ * sign({ appKey: "demo-app-key", appSecret: "demo-app-secret", timestamp: "1718870400",
+ *        nonce: "n0nce-8f3a2c1d", body: '{"openUserId":"user-4711"}' }); // "…=" (44 characters)
+ * ```
  */
 export function sign(input: SignInput): string {
   const given = requireObject("sign input", input);
@@ -91,8 +107,17 @@ function clockTimestamp(now: unknown): string {
 }
 
 /**
- * The four headers for one request: timestamp from the clock and a random nonce unless given.
- * Refuses a timestamp or nonce the server would refuse, so mistakes surface at the caller.
+ * The four signature headers for one request: X-Timestamp from the clock and a random X-Nonce
+ * unless given. Refuses a timestamp or nonce the server would refuse (SigningInputError), so
+ * mistakes surface at the caller. Sign the exact body text you send.
+ *
+ * @example
+ * ```ts
+ * const body = JSON.stringify({ openUserId: "user-4711" });
+ * const headers = signRequestHeaders({ appKey, appSecret, body });
+ * await fetch(`${baseUrl}/customers/sync`, { method: "POST", body,
+ *   headers: { ...headers, "Content-Type": "application/json" } });
+ * ```
  */
 export function signRequestHeaders(input: SignRequestInput): SignedRequestHeaders {
   const given = requireObject("signRequestHeaders input", input);

@@ -57,7 +57,14 @@ export function stringToSignBytes(
 }
 
 /**
- * The string to sign, for display and for comparing with the published vectors. A byte body
+ * The string to sign: appKey + timestamp + nonce + body, no separators. For display, for
+ * debugging a refused signature (compare it with what your code HMACs), and for the vectors.
+ *
+ * @example
+ * ```ts
+ * stringToSign("demo-app-key", "1718870400", "n0nce-8f3a2c1d", "{}"); // "demo-app-key1718870400n0nce-8f3a2c1d{}"
+ * ```
+ * A byte body
  * is decoded as UTF-8 here, which is lossy if the bytes are not valid UTF-8; signing itself
  * always uses the bytes (see stringToSignBytes).
  */

@@ -25,10 +25,13 @@ export type SecretsLookup = (
   appKey: string,
 ) => readonly string[] | undefined | Promise<readonly string[] | undefined>;
 
+/** What `verifySignedRequest` checks: the request as received, and where the secrets are. */
 export interface VerifySignedRequestInput {
+  /** The request's headers (Node's IncomingHttpHeaders, a plain object or a fetch Headers). */
   headers: RequestHeaders;
   /** The raw body exactly as received; undefined or "" for none. Not a parsed object. */
   body?: SigningBody;
+  /** The app's valid secrets by app key (several during a rotation); undefined for an unknown key. */
   secretsFor: SecretsLookup;
   /** The clock in epoch milliseconds. Default Date.now. */
   now?: () => number;
@@ -38,6 +41,7 @@ export interface VerifySignedRequestInput {
   windowSeconds?: number;
 }
 
+/** An accepted request: who signed it, when, and with which of the app's secrets. */
 export interface SignatureSuccess {
   ok: true;
   appKey: string;
@@ -48,6 +52,7 @@ export interface SignatureSuccess {
   secretIndex: number;
 }
 
+/** Why a signature was refused; each is an entry of the error registry (docs/errors.md). */
 export type SignatureFailureName =
   | "SIGNATURE_HEADER_MISSING"
   | "TIMESTAMP_MALFORMED"
@@ -73,6 +78,7 @@ export type SignatureFailure = {
   };
 }[SignatureFailureName];
 
+/** The answer of verifySignedRequest: check `ok`. */
 export type SignatureVerification = SignatureSuccess | SignatureFailure;
 
 function fail(name: SignatureFailureName, message: string, cause?: unknown): SignatureFailure {
@@ -93,7 +99,22 @@ function isSigningBody(body: unknown): body is SigningBody {
   return body === undefined || typeof body === "string" || body instanceof Uint8Array;
 }
 
-/** Checks the four signature headers of a request; see the module comment for the order. */
+/**
+ * The server side: checks a request's four signature headers (presence, formats, app key,
+ * timestamp window, signature, then the nonce) against the raw body. Never throws; answers
+ * `{ ok: true, appKey, … }` or a failure with the registry's `code`, `name`, `httpStatus` and a
+ * message for the client.
+ *
+ * @example
+ * ```ts
+ * const result = await verifySignedRequest({
+ *   headers: req.headers,
+ *   body: rawBody, // the bytes as received, not a parsed object
+ *   secretsFor: (appKey) => (appKey === "demo-app-key" ? ["demo-app-secret"] : undefined),
+ * });
+ * if (!result.ok) res.status(result.httpStatus).json({ code: result.code, msg: result.message, data: null });
+ * ```
+ */
 export async function verifySignedRequest(input: VerifySignedRequestInput): Promise<SignatureVerification> {
   // Mistakes of the integrating server come first: they would otherwise show up as a
   // confusing signature mismatch on every request.

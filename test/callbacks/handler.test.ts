@@ -1,8 +1,9 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
+  BODY_ALREADY_PARSED_ANSWER,
   CallbackConfigError,
   createCallbackHandler,
   createMemoryEventStore,
@@ -10,7 +11,7 @@ import {
   type CallbackEvent,
   type CallbackHandlerOptions,
 } from "../../src/callbacks/index.js";
-import { appSecret, deliver, now, webhookExamples, type Delivery } from "./support.js";
+import { appSecret, deliver, NOW_MS, now, webhookExamples, type Delivery } from "./support.js";
 
 const examples = webhookExamples();
 const paid = examples.paymentSucceeded!;
@@ -18,7 +19,9 @@ const paidBody = JSON.stringify(paid);
 
 let server: Server | undefined;
 afterEach(async () => {
+  server?.closeAllConnections(); // a test may leave a delivery hanging on purpose
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  vi.restoreAllMocks();
   server = undefined;
 });
 
@@ -160,17 +163,66 @@ describe("createCallbackHandler in an Express app", () => {
     expect(events).toHaveLength(1);
   });
 
-  it("answers 500 with a clear reason when express.json() consumed the raw body first", async () => {
+  it("after express.json(): tells onError what to change, logs it once, and answers 500 with the fix first so the sender retries", async () => {
+    const consoleError = vi.spyOn(console, "error").mockImplementation(() => {});
+    const errors: unknown[] = [];
+    let calls = 0;
     const app = express();
     app.use(express.json());
-    app.post("/notify", createCallbackHandler({ secrets: appSecret, now, onEvent: () => {} }));
+    app.post("/notify", createCallbackHandler({ secrets: appSecret, now, onEvent: () => void (calls += 1), onError: (error) => void errors.push(error) }));
     server = app.listen(0, "127.0.0.1");
     await new Promise<void>((resolve) => server!.once("listening", () => resolve()));
     const { port } = server.address() as AddressInfo;
-    const delivery = deliver(paidBody);
-    const response = await fetch(`http://127.0.0.1:${port}/notify`, { method: "POST", headers: delivery.headers, body: delivery.body });
-    expect(response.status).toBe(500);
-    expect(await response.text()).toContain("before express.json()");
+
+    const answers: { status: number; text: string }[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const delivery = deliver(paidBody);
+      const response = await fetch(`http://127.0.0.1:${port}/notify`, { method: "POST", headers: delivery.headers, body: delivery.body });
+      answers.push({ status: response.status, text: await response.text() });
+    }
+
+    expect(answers.map((a) => a.status)).toEqual([500, 500, 500]);
+    expect(answers[0]!.text).toBe(BODY_ALREADY_PARSED_ANSWER);
+    // The sender's delivery log keeps the first 200 bytes: the fix must fit in them.
+    expect(Buffer.byteLength(BODY_ALREADY_PARSED_ANSWER)).toBeLessThanOrEqual(200);
+    expect(BODY_ALREADY_PARSED_ANSWER).toContain("before app.use(express.json())");
+    expect(errors).toHaveLength(3);
+    expect(errors[0]).toBeInstanceOf(CallbackConfigError);
+    expect(errors[0]).toMatchObject({ field: "bodyParser", message: expect.stringContaining("Mount it before the parser") });
+    expect(consoleError).toHaveBeenCalledTimes(1);
+    expect(String(consoleError.mock.calls[0]![0])).toContain("express.json()");
+    expect(calls).toBe(0);
+  });
+
+  it("handles a retry once the lease of a delivery whose onEvent never finishes has lapsed", async () => {
+    let clock = NOW_MS;
+    const calls: string[] = [];
+    let entered!: () => void;
+    const hung = new Promise<void>((resolve) => (entered = resolve));
+    const { post, port } = await receiver({
+      now: () => clock,
+      leaseMs: 30_000,
+      onEvent: async () => {
+        calls.push(calls.length === 0 ? "hangs" : "handled");
+        if (calls.length === 1) {
+          entered();
+          await new Promise(() => {}); // never settles
+        }
+      },
+    });
+    const first = deliver(paidBody);
+    const abort = new AbortController();
+    const hanging = fetch(`http://127.0.0.1:${port}/notify`, { method: "POST", headers: first.headers, body: first.body, signal: abort.signal }).catch(() => "aborted");
+    await hung;
+
+    clock += 29_000; // within the lease (and the signature window): still held
+    expect((await post(deliver(paidBody, { atMs: clock }))).status).toBe(409);
+    clock += 1_000; // the lease lapses
+    expect(await post(deliver(paidBody, { atMs: clock }))).toMatchObject({ status: 200, text: "success" });
+    expect((await post(deliver(paidBody, { atMs: clock }))).status).toBe(200);
+    expect(calls).toEqual(["hangs", "handled"]);
+    abort.abort();
+    expect(await hanging).toBe("aborted");
   });
 
   it("uses a shared event store when given one", async () => {
@@ -187,6 +239,7 @@ describe("createCallbackHandler options", () => {
     ["an empty secret", { secrets: "", onEvent: () => {} }, "secrets"],
     ["an empty secret list", { secrets: [], onEvent: () => {} }, "secrets"],
     ["no onEvent", { secrets: appSecret }, "onEvent"],
+    ["a lease of zero", { secrets: appSecret, onEvent: () => {}, leaseMs: 0 }, "leaseMs"],
     ["an event store without release", { secrets: appSecret, onEvent: () => {}, eventStore: { claim: () => "claimed", complete: () => {} } }, "eventStore"],
   ])("refuses %s with a CallbackConfigError", (_name, options, field) => {
     expect(() => createCallbackHandler(options as never)).toThrow(CallbackConfigError);

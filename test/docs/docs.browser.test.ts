@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SITE_LINKS } from "../../scripts/docs/page.js";
 import { buildSite, type SiteResult } from "../../scripts/docs/site.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { serveDirectory, type StaticServer } from "./static-server.js";
@@ -147,6 +148,51 @@ describe.skipIf(!hasChromium)(title, () => {
     }
     await page.close();
   });
+
+  it("every page has the one site header, at desktop and phone widths (screenshots kept)", async () => {
+    const pages = ["index.html", "guides/quickstart.html", "guides/changelog.html", "signed.html", "sandbox-control.html"];
+    for (const [width, height] of [[1280, 900], [390, 844]] as const) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width, height });
+      for (const path of pages) {
+        const response = await page.goto(`${server.origin}/${path}`);
+        expect(response?.status(), path).toBe(200);
+        const nav = page.locator('header nav[aria-label="Site"] a');
+        expect(await nav.allInnerTexts(), path).toEqual(SITE_LINKS.map((l) => l.label));
+        // The header fits: no link runs off the right edge, at either width.
+        for (const box of await nav.evaluateAll((links) => links.map((a) => a.getBoundingClientRect().right))) expect(box).toBeLessThanOrEqual(width);
+        if (path.endsWith("signed.html")) await expectLoaded(page);
+        const file = join(screenshots, `${path.replace(/[/.]/g, "-")}-${width}.png`);
+        await page.screenshot({ path: file });
+      }
+      await page.close();
+    }
+    console.log(`docs screenshots (desktop 1280 and phone 390 wide): ${screenshots}`);
+  }, 60_000);
+
+  it("guides lead to each other (previous / next)", async () => {
+    const page = await open("guides/quickstart.html");
+    const next = page.locator('nav.pager a[rel="next"]');
+    const title = await next.innerText();
+    await next.click();
+    await page.waitForURL(/guides\/(?!quickstart)[\w-]+\.html$/);
+    expect(`${await page.locator("main h1").innerText()} →`).toBe(title);
+    expect(await page.locator('nav.pager a[rel="prev"]').getAttribute("href")).toBe("quickstart.html");
+    await page.close();
+  }, 30_000);
+
+  it("search snippets keep the space between wrapped lines", async () => {
+    const page = await open("signed.html");
+    await page.locator("#api-content").waitFor();
+    await page.getByTestId("search-trigger").click({ timeout: 15_000 });
+    await page.keyboard.type("arrives");
+    // The result's snippet: an excerpt that starts with "...", the match highlighted.
+    const snippet = /\.\.\.[^\n]*arrives[^\n]*/;
+    await expect.poll(async () => snippet.exec(await page.locator("body").innerText())?.[0] ?? "", { timeout: 15_000 }).toContain("the result arrives as the paymentSucceeded callback");
+    const text = snippet.exec(await page.locator("body").innerText())![0];
+    expect(text).not.toMatch(/resultarrives|paid\.The/);
+    await page.close();
+  }, 60_000);
 
   it("no request left 127.0.0.1", () => {
     expect(requests.length).toBeGreaterThan(0);

@@ -5,8 +5,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { rewriteHref, slugify } from "../../scripts/docs/guides.js";
+import { rewriteHref, slugify, UnresolvableLinkError } from "../../scripts/docs/guides.js";
+import { SITE_LINKS } from "../../scripts/docs/page.js";
+import { linkGuideMentions, unwrapSoftBreaks } from "../../scripts/docs/reference.js";
+import { crawl } from "./crawl.js";
 import { findRemoteResources } from "../../scripts/docs/offline.js";
 import { OFFLINE_ENV } from "../../scripts/docs/reference.js";
 import { buildSite } from "../../scripts/docs/site.js";
@@ -55,23 +59,58 @@ describe("findRemoteResources", () => {
 });
 
 describe("guide links", () => {
-  const guides = new Set(["decisions", "errors"]);
+  const guides = new Set(["decisions", "errors", "changelog"]);
 
   it.each([
     ["decisions.md", "decisions.html"],
     ["./errors.md#codes", "errors.html#codes"],
-    ["source/merchant-open-platform-interface.md", "../../source/merchant-open-platform-interface.md"],
-    ["../openapi/errors.yaml", "../../../openapi/errors.yaml"],
-    ["missing.md", "../../missing.md"],
+    ["../CHANGELOG.md", "changelog.html"],
+    ["../CHANGELOG.md#010", "changelog.html#010"],
+  ])("%s → %s", (href, expected) => {
+    expect(rewriteHref(href, guides)).toBe(expected);
+  });
+
+  it.each([
     ["https://example.com/a.md", "https://example.com/a.md"],
     ["#local", "#local"],
   ])("%s → %s", (href, expected) => {
     expect(rewriteHref(href, guides)).toBe(expected);
   });
 
+  it.each([
+    ["docs/decisions.md#x", "decisions.html#x"],
+    ["CHANGELOG.md", "changelog.html"],
+  ])("from the repository root (the changelog): %s → %s", (href, expected) => {
+    expect(rewriteHref(href, guides, "root")).toBe(expected);
+  });
+
+  it.each(["source/merchant-open-platform-interface.md", "../openapi/errors.yaml", "missing.md"])(
+    "refuses %s, which would be a 404 under the sandbox's /docs",
+    (href) => {
+      expect(() => rewriteHref(href, guides)).toThrow(UnresolvableLinkError);
+      expect(() => rewriteHref(href, guides)).toThrow(/not a page of the docs site/);
+    },
+  );
+
   it("heading anchors follow GitHub's", () => {
     expect(slugify("The `x-` extensions used in the specs")).toBe("the-x--extensions-used-in-the-specs");
     expect(slugify("Decisions (DESIGN items 1–13)")).toBe("decisions-design-items-113");
+  });
+});
+
+describe("reference descriptions", () => {
+  it("join soft-wrapped lines (Redoc's search glued them) but keep lists, tables and code", () => {
+    expect(unwrapSoftBreaks("The result\narrives later.\nThe order is paid.")).toBe("The result arrives later. The order is paid.");
+    expect(unwrapSoftBreaks("Intro:\n\n- one\n- two\n\n| a |\n|---|\n\n```\nx\ny\n```")).toBe("Intro:\n\n- one\n- two\n\n| a |\n|---|\n\n```\nx\ny\n```");
+    expect(unwrapSoftBreaks("hard  \nbreak")).toBe("hard  \nbreak");
+  });
+
+  it("link docs/<guide>.md mentions to the guide's page, and leave links and unknown files alone", () => {
+    const guides = new Set(["errors", "decisions"]);
+    expect(linkGuideMentions("codes (docs/errors.md).", guides)).toBe("codes ([docs/errors.md](guides/errors.html)).");
+    expect(linkGuideMentions("see docs/decisions.md#limits", guides)).toBe("see [docs/decisions.md#limits](guides/decisions.html#limits)");
+    expect(linkGuideMentions("[docs/errors.md](guides/errors.html)", guides)).toBe("[docs/errors.md](guides/errors.html)");
+    expect(linkGuideMentions("docs/unknown.md", guides)).toBe("docs/unknown.md");
   });
 });
 
@@ -92,5 +131,23 @@ describe("buildSite", () => {
       expect(guides).toContain(`href="guides/${name}.html"`);
     }
     expect(result.guides).toContain("decisions");
+    expect(result.guides).toContain("changelog");
+
+    // Every page has the one site header, and every link of the site resolves on disk.
+    for (const page of ["index.html", "signed.html", "keyed.html", "sandbox-control.html", ...result.guides.map((g) => `guides/${g}.html`)]) {
+      const html = readFileSync(join(result.outDir, page), "utf8");
+      const header = /<header[^>]*>([\s\S]*?)<\/header>/.exec(html.replace(/<script\b[\s\S]*?<\/script>/gi, ""))?.[1] ?? "";
+      const hrefs = [...header.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/^\.\.\//, ""));
+      expect(hrefs, page).toEqual(SITE_LINKS.map((l) => l.href));
+    }
+    const onDisk = await crawl(pathToFileURL(join(result.outDir, "index.html")), async (url) => {
+      const path = fileURLToPath(url);
+      return existsSync(path) ? { ok: true, html: readFileSync(path, "utf8") } : { ok: false, status: 404 };
+    });
+    expect(onDisk.broken).toEqual([]);
+    expect(onDisk.pages.length).toBe(4 + result.guides.length);
+    expect(onDisk.links).toBeGreaterThan(100);
+    // The spec's "docs/errors.md" mentions became links in the references.
+    expect(readFileSync(join(result.outDir, "signed.html"), "utf8")).toContain("[docs/errors.md](guides/errors.html)");
   }, 60_000);
 });

@@ -5,16 +5,23 @@
 // installed files and answering a signed call (its fixtures and the bundled specs are runtime
 // files, so a missing one fails here).
 //
+// The first install is client-only, as a project that only wants the client and the types
+// installs it: no express, no express-openapi-validator (optional peers), measured, and `mop
+// sandbox` says what to install. Then the quick start's commands run verbatim from the shipped
+// docs/quickstart.md (its install line adds the peers), and the remaining checks use that.
+//
 // The install is offline from the npm cache when it can be (this repository's own install put
 // the dependencies there) and falls back to the registry; when neither works the test fails
 // with both npm outputs, it does not skip.
-import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
+import { crawl } from "../docs/crawl.js";
 
 const exec = promisify(execFile);
 const root = packageRoot();
@@ -26,8 +33,11 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as
 };
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const npx = process.platform === "win32" ? "npx.cmd" : "npx";
+// Without the settings of an npm command this test may itself run under (npx -c sets
+// npm_config_call, which a nested npx would take as its own command).
+const { npm_config_call: _call, npm_config_package: _package, ...inherited } = process.env;
 const NPM_ENV = {
-  ...process.env,
+  ...inherited,
   npm_config_audit: "false",
   npm_config_fund: "false",
   npm_config_update_notifier: "false",
@@ -59,12 +69,70 @@ async function timed<T>(step: string, action: () => Promise<T>): Promise<T> {
   }
 }
 
-async function sh(command: string, args: string[], cwd: string, timeout = 60_000): Promise<{ stdout: string; stderr: string }> {
+async function sh(command: string, args: string[], cwd: string, timeout = 60_000, env: NodeJS.ProcessEnv = NPM_ENV): Promise<{ stdout: string; stderr: string }> {
   try {
-    return await exec(command, args, { cwd, env: NPM_ENV, timeout, maxBuffer: 32 * 1024 * 1024 });
+    return await exec(command, args, { cwd, env, timeout, maxBuffer: 32 * 1024 * 1024 });
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+}
+
+/** Bytes and package count of a node_modules folder (apparent sizes, symlinks not followed). */
+function footprint(folder: string): { bytes: number; packages: number } {
+  let bytes = 0;
+  let packages = 0;
+  const walk = (dir: string, depth: number) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (existsSync(join(path, "package.json")) && (dir.endsWith("node_modules") || dir.includes(`node_modules${sep}@`))) packages += 1;
+        walk(path, depth + 1);
+      } else bytes += lstatSync(path).size;
+    }
+  };
+  walk(folder, 0);
+  return { bytes, packages };
+}
+
+const MiB = 1024 * 1024;
+
+/** The shell commands of the guide's ```sh blocks, one per line, in order. */
+function guideCommands(markdown: string): string[] {
+  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1]!.split("\n").filter((line) => line.trim() !== ""));
+}
+
+/** Starts a shell command in its own process group; resolves once its output matches. */
+function startCommand(command: string, cwd: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; output: () => string; match: RegExpMatchArray }> {
+  const child = spawn("sh", ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let text = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command} did not print ${ready} within 30 s:\n${text}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = text.match(ready);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, output: () => text, match });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      if (!text.match(ready)) reject(new Error(`${command} exited with ${code}:\n${text}`));
+    });
+  });
+}
+
+/** Stops a command started by startCommand, with everything it started (its process group). */
+function stopCommand(child: ChildProcess): void {
+  if (child.pid !== undefined && child.exitCode === null) {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
   }
 }
 
@@ -163,6 +231,8 @@ describe("npm pack, then install into a fresh project", () => {
   let tarball: string;
   let entries: string[];
   let consumer: string;
+  let clientOnly: { bytes: number; packages: number };
+  const started: ChildProcess[] = [];
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "mop-pack-"));
@@ -212,9 +282,11 @@ describe("npm pack, then install into a fresh project", () => {
         }
       }
     });
+    clientOnly = footprint(join(consumer, "node_modules"));
   }, 240_000);
 
   afterAll(() => {
+    for (const child of started) stopCommand(child);
     console.log(`pack-install timings (ms): ${JSON.stringify(timings)}`);
     // MOP_KEEP_PACK=1 keeps the staged copy, the tarball and the consumer project to look into.
     if (work && process.env.MOP_KEEP_PACK) console.log(`kept ${work}`);
@@ -233,6 +305,11 @@ describe("npm pack, then install into a fresh project", () => {
     for (const name of ["signed", "keyed", "sandbox-control"]) {
       expect(entries).toEqual(expect.arrayContaining([`generated/${name}.openapi.json`, `generated/${name}.openapi.yaml`]));
     }
+    // The built docs site (prepack builds it) and the quick start's example scripts.
+    expect(
+      ["docs/site/index.html", "docs/site/signed.html", "docs/site/keyed.html", "docs/site/sandbox-control.html", "docs/site/guides/quickstart.html", "examples/first-order.mjs", "examples/receive-callbacks.mjs"].filter(missing),
+      "docs site and examples",
+    ).toEqual([]);
 
     const unwanted = entries.filter(
       (path) =>
@@ -241,7 +318,6 @@ describe("npm pack, then install into a fresh project", () => {
         path.startsWith("scripts/") ||
         path.startsWith("lint/") ||
         path.startsWith("releases/") ||
-        path.startsWith("docs/site/") ||
         path.includes("node_modules/") ||
         (path.startsWith("src/") && !path.endsWith(".json")) ||
         (path.startsWith("generated/") && path.endsWith(".ts")) ||
@@ -262,6 +338,116 @@ describe("npm pack, then install into a fresh project", () => {
     expect(stale).toEqual([]);
     expect(statSync(tarball).size, "tarball size").toBeLessThan(5 * 1024 * 1024);
   });
+
+  it("installs client-only without the server libraries, and mop sandbox says what to install", async () => {
+    const modules = join(consumer, "node_modules");
+    expect(existsSync(join(modules, "express")), "express is an optional peer").toBe(false);
+    expect(existsSync(join(modules, "express-openapi-validator")), "express-openapi-validator is an optional peer").toBe(false);
+    console.log(`client-only install: ${(clientOnly.bytes / MiB).toFixed(1)} MiB in ${clientOnly.packages} packages`);
+
+    const client = `
+      import { createSignedClient, verifyCallback, stringifyJson } from "merchant-open-platform";
+      const client = createSignedClient({ baseUrl: "http://127.0.0.1:9/open-api/v1", appKey: "k", appSecret: "s" });
+      const refused = await verifyCallback({ headers: {}, rawBody: "{}", secrets: "s" });
+      console.log(JSON.stringify({ client: typeof client.call, refused: refused.ok === false && refused.name, json: stringifyJson({ id: 9007199254740993n }) }));
+    `;
+    writeFileSync(join(consumer, "client-only.mjs"), client);
+    const { stdout } = await sh(process.execPath, ["client-only.mjs"], consumer);
+    expect(JSON.parse(stdout)).toEqual({ client: "function", refused: "SIGNATURE_HEADER_MISSING", json: '{"id":9007199254740993}' });
+
+    const answer = await exec(npx, ["--no-install", "mop", "sandbox"], { cwd: consumer, env: NPM_ENV }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? "" }),
+    );
+    expect(answer.code).toBe(1);
+    expect(answer.stderr).toContain('needs the package "express"');
+    const devDependencies = (manifest as unknown as { devDependencies: Record<string, string> }).devDependencies;
+    expect(answer.stderr).toContain(`npm install --save-dev express@${devDependencies.express} express-openapi-validator@${devDependencies["express-openapi-validator"]}`);
+    expect(answer.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  }, 60_000);
+
+  it("runs the quick start's commands verbatim from the installed docs/quickstart.md", async () => {
+    const guide = readFileSync(join(consumer, "node_modules", "merchant-open-platform", "docs", "quickstart.md"), "utf8");
+    const commands = guideCommands(guide);
+    const find = (prefix: string) => {
+      const found = commands.find((command) => command.startsWith(prefix));
+      expect(found, `the guide has a command starting with ${prefix}`).toBeDefined();
+      return found!;
+    };
+
+    // 1. Install: the guide's line, with the package name pointing at the packed tarball.
+    const install = find("npm install merchant-open-platform ");
+    const installArgs = install.split(/\s+/).slice(2).map((arg) => (arg === "merchant-open-platform" ? tarball : arg));
+    await timed("quick start: npm install", async () => {
+      try {
+        await sh(npm, ["install", "--offline", ...installArgs], consumer, 120_000);
+      } catch {
+        await sh(npm, ["install", ...installArgs], consumer, 180_000);
+      }
+    });
+    const full = footprint(join(consumer, "node_modules"));
+    console.log(`with the sandbox's peers: ${(full.bytes / MiB).toFixed(1)} MiB in ${full.packages} packages`);
+    expect(full.bytes).toBeGreaterThan(clientOnly.bytes);
+
+    // The sandbox, on a free port (the guide's documented --port 0) instead of 4010.
+    const sandbox = await timed("quick start: sandbox up", () =>
+      startCommand(`${find("npx mop sandbox ")} --port 0`, consumer, NPM_ENV, /Signed interface\s+(http:\/\/127\.0\.0\.1:\d+)\/open-api\/v1/),
+    );
+    started.push(sandbox.child);
+    const base = sandbox.match[1]!;
+    const atBase = (command: string) => command.replaceAll("http://127.0.0.1:4010", base);
+
+    // The docs site ships in the package: the sandbox serves the built reference and guides.
+    for (const page of ["/docs/", "/docs/signed.html", "/docs/guides/quickstart.html"]) {
+      const response = await fetch(`${base}${page}`);
+      expect(response.status, page).toBe(200);
+      expect(await response.text(), page).not.toContain("not built");
+    }
+
+    // Every link of the shipped site resolves under /docs, and on disk in the installed package.
+    const overHttp = await crawl(new URL(`${base}/docs/index.html`), async (url) => {
+      const response = await fetch(url);
+      return response.ok ? { ok: true, html: await response.text() } : { ok: false, status: response.status };
+    });
+    const installedSite = join(consumer, "node_modules", "merchant-open-platform", "docs", "site");
+    const onDisk = await crawl(pathToFileURL(join(installedSite, "index.html")), async (url) => {
+      const path = fileURLToPath(url);
+      return existsSync(path) ? { ok: true, html: readFileSync(path, "utf8") } : { ok: false, status: 404 };
+    });
+    expect(overHttp.broken, "links under the sandbox's /docs").toEqual([]);
+    expect(onDisk.broken, "links in the installed docs/site").toEqual([]);
+    expect(overHttp.pages.length).toBe(onDisk.pages.length);
+    expect(overHttp.links).toBeGreaterThan(100);
+
+    // 2. mop sign --curl prints a command; run it once: the customer is synced.
+    const signed = await sh("sh", ["-c", atBase(find("npx mop sign "))], consumer);
+    expect(signed.stdout).toMatch(/^curl /);
+    const synced = await sh("sh", ["-c", signed.stdout], consumer);
+    expect(JSON.parse(synced.stdout)).toMatchObject({ code: 0, data: { openUserId: "user-4711" } });
+
+    // 3. The examples, written into the project, and the receiver on a free port (PORT=0).
+    const examples = await sh("sh", ["-c", find("npx mop examples")], consumer);
+    expect(examples.stdout).toContain("wrote   mop-examples/receive-callbacks.mjs");
+    const receiver = await startCommand(find("node mop-examples/receive-callbacks.mjs"), consumer, { ...NPM_ENV, PORT: "0" }, /receiving callbacks on (http:\/\/127\.0\.0\.1:\d+\/notify)/);
+    started.push(receiver.child);
+
+    // 4. The first order, told where the sandbox and the receiver are (MOP_BASE_URL, MOP_NOTIFY_URL).
+    const order = await sh("sh", ["-c", find("node mop-examples/first-order.mjs")], consumer, 60_000, {
+      ...NPM_ENV,
+      MOP_BASE_URL: `${base}/open-api/v1`,
+      MOP_NOTIFY_URL: receiver.match[1]!,
+    });
+    expect(order.stdout).toMatch(/order \d{16,} created \(an int64 id above 2\^53: a bigint\)/);
+    const tradeNo = /trade (\d+) \(ORDER-\d+\) waiting for payment/.exec(order.stdout)![1]!;
+    expect(order.stdout).toContain(`${base}/cashier/${tradeNo}`);
+
+    // Paid through the control API with the guide's curl line, and the callback arrives verified.
+    const pay = find("curl -X POST http://127.0.0.1:4010/sandbox/trades/");
+    const paid = await sh("sh", ["-c", atBase(pay).replace(/trades\/\d+\/pay/, `trades/${tradeNo}/pay`)], consumer);
+    expect(JSON.parse(paid.stdout)).toMatchObject({ code: 0 });
+    await expect.poll(receiver.output, { timeout: 15_000 }).toMatch(new RegExp(`verified payment\\.succeeded evt_\\w+: .*"tradeNo":"${tradeNo}".*"attach":"quickstart"`));
+    for (const child of started.splice(0)) stopCommand(child);
+  }, 240_000);
 
   it("imports every export by package name, reads the spec and vectors, and runs the sandbox", async () => {
     writeFileSync(join(consumer, "check.mjs"), IMPORT_CHECK);

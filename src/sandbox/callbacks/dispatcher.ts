@@ -38,7 +38,33 @@ export interface CallbackAttempt {
   durationMs: number;
   httpStatus: number | null;
   error: string | null;
+  /** The first bytes (RESPONSE_BODY_KEPT_BYTES) of a failed answer's body, as text; null when acknowledged or none. */
+  responseBody: string | null;
   acknowledged: boolean;
+}
+
+/** How much of a failed answer's body an attempt keeps: enough for a receiver's one-line reason. */
+export const RESPONSE_BODY_KEPT_BYTES = 200;
+
+/** Reads at most `limit` bytes of a body and drops the rest, so a huge answer costs nothing. */
+async function bodyStart(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | null> {
+  if (!body) return null;
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  if (size === 0) return null;
+  // A cut through a multi-byte character becomes U+FFFD; the log is for reading, not parsing.
+  return Buffer.concat(chunks).subarray(0, limit).toString("utf8");
 }
 
 export interface CallbackEvent {
@@ -94,6 +120,11 @@ export interface CallbackDispatcher {
   dispatch(prepared: PreparedCallback): CallbackEvent;
   event(eventId: string): CallbackEvent | undefined;
   events(): CallbackEvent[];
+  /**
+   * One more attempt now, for the dashboard's resend button: a delivered or failed event goes
+   * back to pending for it. Answers why not when it cannot be sent.
+   */
+  resend(eventId: string): { ok: true } | { ok: false; reason: string };
   /** Makes the attempts that the advanced sandbox clock has made due. */
   clockAdvanced(): void;
   /** Forgets every event and stops every pending attempt (state reset). */
@@ -161,6 +192,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     timer.unref();
     let httpStatus: number | null = null;
     let error: string | null = null;
+    let responseBody: string | null = null;
     try {
       const refused = options.checkTarget ? await options.checkTarget(event.targetUrl) : undefined;
       if (refused !== undefined) throw new RefusedTarget(refused);
@@ -173,7 +205,8 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
         signal: controller.signal,
       });
       httpStatus = response.status;
-      await response.body?.cancel().catch(() => {});
+      if (response.status >= 200 && response.status < 300) await response.body?.cancel().catch(() => {});
+      else responseBody = await bodyStart(response.body, RESPONSE_BODY_KEPT_BYTES).catch(() => null);
     } catch (caught) {
       error = timedOut ? `no answer within ${timeoutMs} ms` : describeFetchError(caught);
     } finally {
@@ -183,7 +216,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     if (closed || myGeneration !== generation) return;
     const acknowledged = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
     if (httpStatus !== null && !acknowledged) error = httpStatus >= 300 && httpStatus < 400 ? `redirect (HTTP ${httpStatus}) is not an acknowledgement` : `HTTP ${httpStatus}`;
-    event.attempts.push({ attempt: event.attempts.length + 1, time: started, durationMs: Math.round(performance.now() - startedPerf), httpStatus, error, acknowledged });
+    event.attempts.push({ attempt: event.attempts.length + 1, time: started, durationMs: Math.round(performance.now() - startedPerf), httpStatus, error, responseBody, acknowledged });
     if (acknowledged) {
       event.status = "delivered";
       event.nextAttemptTime = null;
@@ -240,6 +273,21 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
       event.nextAttemptTime = clock.now();
       if (!closed) schedule(event.eventId, 0);
       return event;
+    },
+    resend(eventId) {
+      const entry = events.get(eventId);
+      if (!entry) return { ok: false, reason: `no callback event ${eventId}` };
+      const { event, secret } = entry;
+      if (event.targetUrl === null || secret === undefined) return { ok: false, reason: event.failureReason ?? "the event cannot be sent" };
+      if (inFlight.has(eventId)) return { ok: false, reason: "an attempt is in flight; wait for its answer" };
+      if (closed) return { ok: false, reason: "the sandbox is stopping" };
+      clearTimeout(timers.get(eventId));
+      timers.delete(eventId);
+      event.status = "pending";
+      event.failureReason = null;
+      event.nextAttemptTime = clock.now();
+      run(eventId);
+      return { ok: true };
     },
     event: (eventId) => events.get(eventId)?.event,
     events: () => [...events.values()].map((entry) => entry.event),

@@ -113,6 +113,7 @@ export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas
     saveCustomer,
 
     order: (id) => orders.get(id),
+    orders: () => [...orders.values()],
     saveOrder(order) {
       if (!orders.has(order.id)) claim(ordersPerApp, order.appKey, quotas.maxOrdersPerApp, "orders");
       orders.set(order.id, order);

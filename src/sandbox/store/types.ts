@@ -221,6 +221,8 @@ export interface SandboxStore {
   saveCustomer(customer: CustomerRecord): void;
 
   order(id: bigint): OrderRecord | undefined;
+  /** Every order, for the dashboard. */
+  orders(): readonly OrderRecord[];
   saveOrder(order: OrderRecord): void;
 
   trade(tradeNo: string): TradeRecord | undefined;

@@ -1,0 +1,64 @@
+// `mop examples [DIR]`: copies the quick start's example scripts out of the installed package
+// into the user's project (default ./mop-examples), where they import the package by name.
+// Existing files are never overwritten: a user may have edited them.
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { packageRoot } from "../util/package-root.js";
+import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
+
+const USAGE = `Usage: mop examples [DIR]
+
+Writes the quick start's example scripts (docs/quickstart.md) into DIR (default ./mop-examples):
+  receive-callbacks.mjs   receives and verifies callbacks (needs express)
+  first-order.mjs         syncs a customer, creates an order and starts its payment
+Files that already exist are left alone. Run them with node from your project, e.g.
+  node mop-examples/receive-callbacks.mjs
+
+Options:
+  -h, --help   show this help
+`;
+
+/** The example scripts shipped in the package, by file name. */
+export function shippedExamples(): string[] {
+  return readdirSync(join(packageRoot(), "examples"))
+    .filter((name) => name.endsWith(".mjs"))
+    .sort();
+}
+
+export const examplesCommand: Subcommand = async (args: string[], io: CliIo) => {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.stderr(`mop examples: ${(error as Error).message}\nRun "mop examples --help" for the options.\n`);
+    return EXIT_USAGE;
+  }
+  if (parsed.values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (parsed.positionals.length > 1) {
+    io.stderr(`mop examples: one target folder at most, got ${parsed.positionals.length}\nRun "mop examples --help" for the options.\n`);
+    return EXIT_USAGE;
+  }
+  const target = resolve(parsed.positionals[0] ?? "mop-examples");
+  const shown = relative(process.cwd(), target) || ".";
+  try {
+    mkdirSync(target, { recursive: true });
+  } catch (error) {
+    io.stderr(`mop examples: cannot create ${shown} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
+    return 1;
+  }
+  for (const name of shippedExamples()) {
+    const destination = join(target, name);
+    if (existsSync(destination)) {
+      io.stdout(`kept    ${join(shown, name)} (exists)\n`);
+      continue;
+    }
+    copyFileSync(join(packageRoot(), "examples", name), destination);
+    io.stdout(`wrote   ${join(shown, name)}\n`);
+  }
+  io.stdout(`\nNext: node ${join(shown, "receive-callbacks.mjs")}, then node ${join(shown, "first-order.mjs")} (docs/quickstart.md).\n`);
+  return 0;
+};

@@ -1,0 +1,44 @@
+// What the dashboard shows for a refused signature: the four headers that arrived and the
+// string the sandbox expected to be signed (appKey + timestamp + nonce + body). Never the
+// secret, and not the signature the secret would give: the string is what a developer compares
+// with what their code HMACs.
+
+export interface SignatureRefusal {
+  name: string;
+  message: string;
+  received: { appKey: string | null; timestamp: string | null; nonce: string | null; sign: string | null };
+  /** null when a header it is made of is missing. */
+  expectedStringToSign: string | null;
+  /** Whether the body part was cut for display. */
+  truncated: boolean;
+}
+
+/** Bodies longer than this are cut in the display (the check itself used all of it). */
+export const SHOWN_BODY_CHARS = 4000;
+
+const header = (value: string | string[] | undefined): string | null => (Array.isArray(value) ? value.join(", ") : (value ?? null));
+
+export function describeRefusal(
+  failure: { name: string; message: string },
+  headers: Record<string, string | string[] | undefined>,
+  rawBody: Buffer | undefined,
+): SignatureRefusal {
+  const received = {
+    appKey: header(headers["x-app-key"]),
+    timestamp: header(headers["x-timestamp"]),
+    nonce: header(headers["x-nonce"]),
+    sign: header(headers["x-sign"]),
+  };
+  const body = (rawBody ?? Buffer.alloc(0)).toString("utf8");
+  const truncated = body.length > SHOWN_BODY_CHARS;
+  const shown = truncated ? `${body.slice(0, SHOWN_BODY_CHARS)}…` : body;
+  const complete = received.appKey && received.timestamp && received.nonce;
+  return {
+    name: failure.name,
+    message: failure.message,
+    received,
+    // The rule itself, concatenated as received (stringToSign would refuse a malformed part).
+    expectedStringToSign: complete ? `${received.appKey}${received.timestamp}${received.nonce}${shown}` : null,
+    truncated,
+  };
+}

@@ -1,0 +1,45 @@
+// /sandbox/ui: the dashboard page, its script and stylesheet (served from here, no CDN), the
+// state it polls, and the one action the control API lacks (resend a callback). Everything
+// else the page does goes through the control API itself, as same-origin JSON requests.
+import express, { type Request, type Response, type Router } from "express";
+import type { SandboxContext } from "../context.js";
+import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from "./page.js";
+import type { RequestRecorder } from "./recorder.js";
+import { dashboardState } from "./state.js";
+
+const HEADERS = {
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+};
+// Only this origin's files: no inline script, no remote anything.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** A state-changing request from another origin, or not JSON, is refused (CSRF from a web page). */
+function sameOriginJson(req: Request): string | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `${req.protocol}://${req.headers.host ?? ""}`) return `requests from ${origin} are not allowed`;
+  if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) return "send Content-Type: application/json";
+  return undefined;
+}
+
+export function dashboardRouter(ctx: SandboxContext, recorder: RequestRecorder): Router {
+  const router = express.Router();
+  const send = (type: string, body: string) => (_req: Request, res: Response) => {
+    res.locals.operationId = "dashboard";
+    res.set(HEADERS).set("Content-Security-Policy", CSP).type(type).send(body);
+  };
+  router.get("/", send("html", DASHBOARD_HTML));
+  router.get("/dashboard.js", send("text/javascript", DASHBOARD_JS));
+  router.get("/dashboard.css", send("text/css", DASHBOARD_CSS));
+  router.get("/state", (_req, res) => {
+    res.set(HEADERS).json(JSON.parse(JSON.stringify(dashboardState(ctx, recorder), (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))));
+  });
+  router.post("/callbacks/:eventId/resend", (req, res) => {
+    const refused = sameOriginJson(req);
+    if (refused) return void res.status(403).set(HEADERS).json({ ok: false, reason: refused });
+    const result = ctx.callbacks.resend(String(req.params.eventId));
+    res.status(result.ok ? 200 : 409).set(HEADERS).json(result);
+  });
+  return router;
+}
