@@ -15,10 +15,14 @@ interface Manifest {
  * The optional peers from package.json, each with the exact version this release is tested
  * with (its devDependencies pin), else its peer range.
  */
+/** Optional peers that only one option needs (ioredis: --nonce-store redis://…, which says so itself). */
+const OPTION_PEERS = new Set(["ioredis"]);
+
 export function serverPeers(): Record<string, string> {
   const manifest = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as Manifest;
   const peers: Record<string, string> = {};
   for (const [name, range] of Object.entries(manifest.peerDependencies ?? {})) {
+    if (OPTION_PEERS.has(name)) continue;
     if (manifest.peerDependenciesMeta?.[name]?.optional) peers[name] = manifest.devDependencies?.[name] ?? range;
   }
   return peers;

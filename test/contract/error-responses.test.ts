@@ -125,7 +125,8 @@ describe("codes outside the operations", () => {
   it("codes of requests that match no operation are in the interface's envelope but no operation's responses", () => {
     for (const variant of ["signed", "keyed"] as const) {
       const codes = unrouted(variant).map((e) => e.code);
-      expect(codes.length).toBe(2);
+      // Unknown path and wrong method; the signed envelope also answers a foreign Host (100017).
+      expect(codes.length).toBe(variant === "signed" ? 3 : 2);
       const envelopeCodes = deref(specs[variant], specs[variant].components.schemas.ErrorEnvelope.properties.code).enum as number[];
       for (const code of codes) expect(envelopeCodes).toContain(code);
       for (const op of operations.filter((o) => o.variant === variant)) {

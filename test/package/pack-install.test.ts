@@ -442,7 +442,7 @@ describe("npm pack, then install into a fresh project", () => {
     expect(order.stdout).toContain(`${base}/cashier/${tradeNo}`);
 
     // Paid through the control API with the guide's curl line, and the callback arrives verified.
-    const pay = find("curl -X POST http://127.0.0.1:4010/sandbox/trades/");
+    const pay = find("curl -X POST -H 'Content-Type: application/json' http://127.0.0.1:4010/sandbox/trades/");
     const paid = await sh("sh", ["-c", atBase(pay).replace(/trades\/\d+\/pay/, `trades/${tradeNo}/pay`)], consumer);
     expect(JSON.parse(paid.stdout)).toMatchObject({ code: 0 });
     await expect.poll(receiver.output, { timeout: 15_000 }).toMatch(new RegExp(`verified payment\\.succeeded evt_\\w+: .*"tradeNo":"${tradeNo}".*"attach":"quickstart"`));

@@ -138,7 +138,7 @@ function operationIds(spec: "signed" | "keyed"): string[] {
 
 /** Pays a trade through the control API, straight to the sandbox (the control API is not public). */
 async function payThroughControl(tradeNo: string): Promise<void> {
-  const answer = await fetch(`${listening.url}/sandbox/trades/${tradeNo}/pay`, { method: "POST" });
+  const answer = await fetch(`${listening.url}/sandbox/trades/${tradeNo}/pay`, { method: "POST", headers: { "Content-Type": "application/json" } });
   expect(answer.status, await answer.clone().text()).toBe(200);
 }
 
