@@ -1,6 +1,6 @@
 // A real redis-server for tests and benchmarks, on a free loopback port, in its own temporary
-// directory with an append-only file (so a restart keeps the nonces, as a production replay
-// store must). Debian's redis-server; .ci/run installs it.
+// directory with an append-only file synced every second, as in production: a clean restart
+// keeps the nonces, as a replay store must. Debian's redis-server; .ci/run installs it.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
@@ -55,7 +55,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   const start = async () => {
     child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--protected-mode", "yes"],
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "everysec", "--protected-mode", "yes"],
       { stdio: "ignore" },
     );
     await waitForPort(port, true);
