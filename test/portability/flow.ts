@@ -100,6 +100,22 @@ export async function runPaymentFlow(client: FlowClient, sandboxUrl: string, ope
 }
 
 /**
+ * The generator's default set-up: the order id above 2^53 comes back as a rounded number and
+ * getOrder, asked for that id, finds no such order (the refusal's shape is the generator's).
+ */
+export async function expectRoundedOrderIdLost(client: FlowClient, openUserId: string, refusal: Record<string, unknown>): Promise<void> {
+  const { appUserId } = await client.syncCustomer({ openUserId });
+  const orderId = await client.createOrder({
+    merchantId: MERCHANT_ID,
+    userId: appUserId,
+    orderType: 1,
+    items: [{ itemType: 1, itemId: 30001, itemName: "Latte", price: 2800, quantity: 1 }],
+  });
+  expect(typeof orderId).toBe("number");
+  await expect(client.getOrder(orderId, MERCHANT_ID)).rejects.toMatchObject(refusal);
+}
+
+/**
  * A temp dir for generated code whose bare imports (zod, axios, ...) resolve through this
  * package's node_modules, as they would in a consumer's project.
  */

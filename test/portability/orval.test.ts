@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generate } from "orval";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bigintBodyChecks, DEMO, MERCHANT_ID, PACKAGE_ENTRY, SIGNED_SPEC, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox } from "./flow.js";
+import { bigintBodyChecks, DEMO, PACKAGE_ENTRY, SIGNED_SPEC, generationDir, runPaymentFlow, startFlowSandbox, type FlowClient, type FlowSandbox, expectRoundedOrderIdLost } from "./flow.js";
 
 type Envelope = { code: number; msg: string; data: unknown };
 type Answer = Promise<{ data: Envelope; status: number }>;
@@ -99,14 +99,6 @@ describe("orval fetch client with a mutator over createSigningFetch and parseJso
   it("parsing with JSON.parse instead, the order id is rounded and getOrder finds no such order", async () => {
     mutator.configure({ baseUrl: `${sandbox.url}/open-api/v1`, ...DEMO, lossless: false });
     const client = flowClient();
-    const { appUserId } = await client.syncCustomer({ openUserId: "orval-plain" });
-    const orderId = await client.createOrder({
-      merchantId: MERCHANT_ID,
-      userId: appUserId,
-      orderType: 1,
-      items: [{ itemType: 1, itemId: 30001, itemName: "Latte", price: 2800, quantity: 1 }],
-    });
-    expect(typeof orderId).toBe("number");
-    await expect(client.getOrder(orderId, MERCHANT_ID)).rejects.toMatchObject({ status: 404, body: { code: 300001 } });
+    await expectRoundedOrderIdLost(client, "orval-plain", { status: 404, body: { code: 300001 } });
   });
 });
