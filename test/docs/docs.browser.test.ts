@@ -2,20 +2,18 @@
 // render every operation and callback, the index and a guide work, and no request leaves
 // 127.0.0.1. The site is built by the same code as `npm run docs`, into a temporary folder,
 // so the test neither needs nor disturbs docs/site/.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { browserSuite, hasChromium, launchChromium } from "../support/chromium.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SITE_LINKS } from "../../scripts/docs/page.js";
 import { buildSite, type SiteResult } from "../../scripts/docs/site.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { serveDirectory, type StaticServer } from "./static-server.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const title = hasChromium ? "docs site in Chromium" : `docs site in Chromium — SKIPPED: ${CHROMIUM} does not exist (apt-get install chromium)`;
-if (!hasChromium) console.warn(`test/docs: skipped because ${CHROMIUM} does not exist; install Debian's chromium package to run it.`);
+const title = browserSuite("docs site in Chromium");
 
 const root = packageRoot();
 const METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
@@ -52,10 +50,7 @@ describe.skipIf(!hasChromium)(title, () => {
   beforeAll(async () => {
     site = await buildSite({ root, outDir: mkdtempSync(join(tmpdir(), "mop-docs-site-")) });
     server = await serveDirectory(site.outDir);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     // Every request of every page is recorded; one for another host is answered locally with
     // an error so that a regression fails fast instead of waiting on the network.

@@ -1,17 +1,14 @@
 // The cashier page in a real browser (Debian's Chromium through playwright-core): a user opens
 // the cashierUrl, sees the trade, clicks Pay, sees SUCCESS, and the app's receiver gets the
 // signed payment.succeeded callback.
-import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { browserSuite, hasChromium, launchChromium } from "../support/chromium.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonLossless } from "../../src/json/index.js";
 import { createMemoryNonceStore, verifySignedRequest } from "../../src/signing/index.js";
 import { DEMO, startReceiver, startSandbox, type Receiver, type TestSandbox } from "./helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const title = hasChromium ? "cashier page in Chromium" : `cashier page in Chromium — SKIPPED: ${CHROMIUM} does not exist (apt-get install chromium)`;
-if (!hasChromium) console.warn(`test/sandbox: the browser test is skipped because ${CHROMIUM} does not exist; install Debian's chromium package to run it.`);
+const title = browserSuite("cashier page in Chromium");
 
 describe.skipIf(!hasChromium)(title, () => {
   let sb: TestSandbox;
@@ -21,7 +18,7 @@ describe.skipIf(!hasChromium)(title, () => {
   beforeAll(async () => {
     sb = await startSandbox({ allowInsecureNotify: true, callbackSchedule: [50] });
     receiver = await startReceiver();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

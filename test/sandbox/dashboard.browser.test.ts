@@ -3,17 +3,15 @@
 // receiver that refuses shows its answer, and Resend delivers once it accepts; advancing the
 // clock moves the shown time; a refused signature shows the expected string to sign. Nothing
 // is loaded from anywhere but the sandbox. Screenshots at desktop and phone widths are kept.
-import { existsSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { browserSuite, hasChromium, launchChromium } from "../support/chromium.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO, startReceiver, startSandbox, type Receiver, type TestSandbox } from "./helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const title = hasChromium ? "sandbox dashboard in Chromium" : `sandbox dashboard in Chromium — SKIPPED: ${CHROMIUM} does not exist (apt-get install chromium)`;
-if (!hasChromium) console.warn(`test/sandbox: the dashboard browser test is skipped because ${CHROMIUM} does not exist; install Debian's chromium package to run it.`);
+const title = browserSuite("sandbox dashboard in Chromium");
 
 describe.skipIf(!hasChromium)(title, () => {
   let sb: TestSandbox;
@@ -24,7 +22,7 @@ describe.skipIf(!hasChromium)(title, () => {
   beforeAll(async () => {
     sb = await startSandbox({ allowInsecureNotify: true, callbackSchedule: [3_600_000] });
     receiver = await startReceiver();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
