@@ -32,7 +32,7 @@ import { BadRequest, MethodNotAllowed, NotFound } from "express-openapi-validato
 import { SchemaPreprocessor, httpMethods } from "express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js";
 import { createRequire } from "node:module";
 import { createArrayLimitCheck } from "./array-limits.js";
-import type { OpenApiDocument } from "./spec.js";
+import type { OpenApiDocument } from "../contract/index.js";
 
 // path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the sandbox's).
 const requireFromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));

@@ -11,7 +11,7 @@ import { applyOpenApiMetadata } from "express-openapi-validator/dist/middlewares
 import { describe, expect, it } from "vitest";
 import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../../src/json/index.js";
 import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/sandbox/int64.js";
-import { loadSpec } from "../../src/sandbox/spec.js";
+import { loadBundle } from "../../src/contract/index.js";
 import { metadataStep, prepareSpec } from "../../src/sandbox/validator.js";
 
 const outcome = (fn: () => unknown): { ok: true; value: unknown } | { ok: false; error: string } => {
@@ -100,7 +100,7 @@ describe("express-openapi-validator, assembled from its parts", () => {
   ];
 
   it.each(["signed", "keyed", "sandbox-control"] as const)("the cached route lookup matches EOV's own for the %s spec", async (name) => {
-    const { context, responseApiDoc } = await prepareSpec(loadSpec(name));
+    const { context, responseApiDoc } = await prepareSpec(loadBundle(name));
     const ours = metadataStep(context, responseApiDoc);
     const theirs = applyOpenApiMetadata(context, responseApiDoc as never);
     const app = express();
@@ -133,16 +133,16 @@ describe("express-openapi-validator, assembled from its parts", () => {
     // $RefParser exactly as EOV resolves it.
     const fromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
     const $RefParser = fromValidator("@apidevtools/json-schema-ref-parser") as { bundle(document: object): Promise<unknown> };
-    const document = structuredClone(loadSpec(name));
+    const document = structuredClone(loadBundle(name));
     const bundled = await $RefParser.bundle(document);
     expect(bundled).toBe(document);
-    expect(isDeepStrictEqual(bundled, loadSpec(name))).toBe(true);
+    expect(isDeepStrictEqual(bundled, loadBundle(name))).toBe(true);
   });
 
   it.each(["signed", "keyed", "sandbox-control"] as const)("resolving references up front preprocesses the %s spec exactly as EOV does", async (name) => {
     const withFunctionsNamed = (value: unknown) => JSON.parse(JSON.stringify(value, (_key, item: unknown) => (typeof item === "function" ? `function ${item.name}` : item)));
-    const fast = await prepareSpec(loadSpec(name));
-    const reference = await prepareSpec(loadSpec(name), { prefill: false });
+    const fast = await prepareSpec(loadBundle(name));
+    const reference = await prepareSpec(loadBundle(name), { prefill: false });
     expect(withFunctionsNamed(fast.context.apiDoc)).toEqual(withFunctionsNamed(reference.context.apiDoc));
     expect(withFunctionsNamed(fast.responseApiDoc)).toEqual(withFunctionsNamed(reference.responseApiDoc));
     expect(fast.context.routes).toEqual(reference.context.routes);
