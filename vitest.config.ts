@@ -67,6 +67,12 @@ export default defineConfig({
           include: [...inFolders(UNIT_FOLDERS), ...filesOf("unit")],
           exclude: [...configDefaults.exclude, ...filesOf("http"), ...filesOf("packaging")],
           setupFiles: ["./test/support/unit-isolation.ts"],
+          // Unit files share their workers and modules (half the CPU time of a fresh worker per
+          // file); what a test changes globally through vi is put back after it.
+          isolate: false,
+          restoreMocks: true,
+          unstubGlobals: true,
+          unstubEnvs: true,
           typecheck: { enabled: true, include: [TYPE_TEST_FILES], tsconfig: "./tsconfig.type-tests.json" },
         },
       },

@@ -1,8 +1,8 @@
 // Set-up file of the `unit` project: a unit test opens no socket and starts no process. Without
 // this, a test that starts a server in a unit folder would run there silently and make the
 // project slow and order-dependent; with it, the test fails and says where it belongs.
-// Each test file runs in a fresh worker (vitest's default isolation), so nothing leaks into the
-// other projects.
+// Vitest never lends a project's worker to another project, so the http and packaging
+// projects keep the real functions.
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
 import net from "node:net";
