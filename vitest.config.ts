@@ -1,5 +1,5 @@
-// Three projects, so that the quick loop stays quick (`npm run test:unit` runs in seconds) and
-// `npm test` still runs everything:
+// Three projects, so that the quick loop stays quick (`npm run test:unit`: no server, no process)
+// and `npm test` still runs everything:
 //   unit       no socket, no process: pure functions, the client over an injected fetch, the
 //              specs read statically, type tests. Enforced by test/support/unit-isolation.ts.
 //   http       real servers on 127.0.0.1: sandbox, proxy, checker, callbacks, hostile and fault
