@@ -5,12 +5,13 @@
 //
 //   npm run bench -- --only validator              as a section of the full benchmark
 //   npm run bench:validator [-- --quick] [--rounds N] [--duration S] [--connections 1,20,50]
-//                                      [--parts throughput,startup,profile]
+//                                      [--parts throughput,cpu,startup,profile]
 //
-// Three parts:
+// Four parts:
 //   throughput  good answers per second and the server's CPU per answer (from /proc), for a
 //               signed listStores, a createOrder and an invalid listStores (400, 100009); rounds
 //               interleaved, the order rotating, ratios as medians of per-round ratios.
+//   cpu         the same for the two variants alone, in many rounds of one second.
 //   startup     spawn → first signed 200 of the sandbox, and the validator alone: building it
 //               for the signed spec → its first validated answer (servers/validator-startup.ts).
 //   profile     `--cpu-prof` of each variant under the same fixed load; where the time goes,
@@ -156,12 +157,22 @@ async function measure(target: Target, operation: Operation, connections: number
   return { rps: tally.expected / run.durationSec, cpuUsPerAnswer: (cpu * 1e6) / Math.max(1, tally.expected), p50: run.latencyMs.p50, p99: run.latencyMs.p99, expected: tally.expected, other: tally.other };
 }
 
-async function throughput(options: ValidatorBenchOptions, results: Record<string, unknown>): Promise<void> {
-  const duration = options.duration ?? (options.quick ? 2 : 3);
-  const rounds = options.rounds ?? (options.quick ? 2 : 4);
+interface ThroughputPlan {
+  /** Where the figures go in the results. */
+  key: string;
+  /** Also run Prism and bare Express (for the ratios to the targets). */
+  baselines: boolean;
+  rounds: number;
+  duration: number;
+}
+
+async function throughput(options: ValidatorBenchOptions, results: Record<string, unknown>, plan: ThroughputPlan): Promise<void> {
+  const { duration, rounds } = plan;
   const warmup = options.quick ? 2 : 3;
   const connectionCounts = options.connections ?? [1, 50];
-  options.out(`\n== express-openapi-validator, public middleware vs the assembly: ${rounds} round(s) of ${duration} s per target after a ${warmup} s warm-up; order rotating`);
+  options.out(
+    `\n== express-openapi-validator, public middleware vs the assembly${plan.baselines ? ", with Prism and bare Express" : " alone"}: ${rounds} round(s) of ${duration} s per target after a ${warmup} s warm-up; order rotating`,
+  );
   const rows: Cell[][] = [];
   const ratioRows: Cell[][] = [];
   const data: unknown[] = [];
@@ -171,7 +182,7 @@ async function throughput(options: ValidatorBenchOptions, results: Record<string
       try {
         for (const variant of VARIANTS) targets.push(await startVariant(variant));
         // Prism answers its static examples whatever the query: it has no invalid request to compare.
-        if (operation.expect.status === 200) {
+        if (plan.baselines && operation.expect.status === 200) {
           for (const start of [startPrismProcess, startBareExpressProcess]) {
             const server = await start();
             targets.push({ ...server, name: server.name, cpuSeconds: () => server.cpuSeconds(), stop: () => server.stop() });
@@ -217,7 +228,7 @@ async function throughput(options: ValidatorBenchOptions, results: Record<string
       ratioRows,
     ),
   );
-  results.throughput = { durationSec: duration, rounds, warmupSec: warmup, runs: data };
+  results[plan.key] = { durationSec: duration, rounds, warmupSec: warmup, runs: data };
 }
 
 function runStartupProbe(variant: Variant): Promise<number> {
@@ -344,7 +355,11 @@ async function profile(options: ValidatorBenchOptions, results: Record<string, u
 export async function validatorComparison(options: ValidatorBenchOptions): Promise<Record<string, unknown>> {
   const results: Record<string, unknown> = {};
   const wants = (part: string) => options.parts === undefined || options.parts.has(part);
-  if (wants("throughput")) await throughput(options, results);
+  // Side by side with the baselines, a few rounds of some seconds each.
+  if (wants("throughput")) await throughput(options, results, { key: "throughput", baselines: true, rounds: options.rounds ?? (options.quick ? 2 : 4), duration: options.duration ?? (options.quick ? 2 : 3) });
+  // The two variants alone, many short rounds: on a shared, drifting machine the per-round
+  // ratio of two targets measured a second apart is the steadiest figure there is.
+  if (wants("cpu")) await throughput(options, results, { key: "cpu", baselines: false, rounds: options.quick ? 6 : 12, duration: 1 });
   if (wants("startup")) await startup(options, results);
   if (wants("profile")) await profile(options, results);
   return results;
