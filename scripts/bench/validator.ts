@@ -5,13 +5,16 @@
 //
 //   npm run bench -- --only validator              as a section of the full benchmark
 //   npm run bench:validator [-- --quick] [--rounds N] [--duration S] [--connections 1,20,50]
-//                                      [--parts throughput,cpu,startup,profile]
+//                                      [--parts throughput,cpu,loop,startup,profile]
 //
-// Four parts:
+// Five parts:
 //   throughput  good answers per second and the server's CPU per answer (from /proc), for a
 //               signed listStores, a createOrder and an invalid listStores (400, 100009); rounds
 //               interleaved, the order rotating, ratios as medians of per-round ratios.
 //   cpu         the same for the two variants alone, in many rounds of one second.
+//   loop        the validator alone, in this process: each variant's handler called in a tight
+//               loop with Express's own request and response objects (no socket, no HTTP
+//               parser), blocks of calls alternating; CPU µs per call.
 //   startup     spawn → first signed 200 of the sandbox, and the validator alone: building it
 //               for the signed spec → its first validated answer (servers/validator-startup.ts).
 //   profile     `--cpu-prof` of each variant under the same fixed load; where the time goes,
@@ -22,11 +25,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AutocannonRequest } from "autocannon";
+import express, { type Request, type RequestHandler, type Response } from "express";
+import { loadSpec } from "../../src/sandbox/spec.js";
+import { createSpecValidator as createAssembly } from "../../src/sandbox/validator.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { frameTimes, type FrameTimes } from "./lib/cpu-profile.js";
 import { runLoad, signedRequest, type LoadRequest } from "./lib/load.js";
 import { cpuSecondsOf, firstSignedAnswer, startBareExpressProcess, startPrismProcess } from "./lib/processes.js";
 import { machine, median, table, writeResults, type Cell } from "./lib/report.js";
+import { createSpecValidator as createPublic } from "./servers/public-validator.js";
 
 const root = packageRoot();
 type Variant = "assembly" | "public";
@@ -268,6 +275,73 @@ async function startup(options: ValidatorBenchOptions, results: Record<string, u
   results.startup = { runs, times };
 }
 
+/** A request as Express builds it (its prototypes, this app's settings), without a socket. */
+function expressRequest(app: express.Express, method: string, url: string, body?: unknown): { req: Request; res: Response } {
+  const req = Object.create(app.request) as Request;
+  const res = Object.create(app.response) as Response;
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  Object.assign(req, {
+    method,
+    url,
+    originalUrl: url,
+    baseUrl: "",
+    params: {},
+    headers: { host: "127.0.0.1", ...(text !== undefined && { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) }) },
+    res,
+    ...(text !== undefined && { body: JSON.parse(text) as unknown }),
+  });
+  Object.assign(res, { req, locals: {} });
+  return { req, res };
+}
+
+async function loop(options: ValidatorBenchOptions, results: Record<string, unknown>): Promise<void> {
+  const calls = options.quick ? 200 : 500;
+  const blocks = options.quick ? 8 : 24;
+  options.out(`\n== The validator alone, in process: ${blocks} blocks of ${calls} calls per variant and request, alternating; Express's request and response objects, no socket`);
+  const spec = loadSpec("signed");
+  const app = express();
+  const handlers: Record<Variant, RequestHandler> = { assembly: createAssembly(spec).handle, public: createPublic(spec).handle };
+  const order = JSON.parse(ORDER_BODY) as unknown;
+  const requests = [
+    { name: "listStores", method: "GET", url: "/open-api/v1/stores?merchantId=10001&pageNo=1&pageSize=10", status: 0 },
+    { name: "createOrder", method: "POST", url: "/open-api/v1/orders", body: order, status: 0 },
+    { name: "listStores, invalid", method: "GET", url: "/open-api/v1/stores?merchantId=10001&pageNo=1&pageSize=1000", status: 400 },
+  ];
+  const call = (handler: RequestHandler, request: (typeof requests)[number]) =>
+    new Promise<void>((resolve, reject) => {
+      const { req, res } = expressRequest(app, request.method, request.url, request.body);
+      void handler(req, res, (error?: unknown) => {
+        const status = (error as { status?: number } | undefined)?.status ?? (error === undefined ? 0 : 500);
+        const matched = (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+        if (status !== request.status || matched !== request.name.split(",")[0]) reject(new Error(`${request.name}: status ${status}, operation ${matched}: ${String(error)}`));
+        else resolve();
+      });
+    });
+  const rows: Cell[][] = [];
+  const data: Record<string, unknown> = {};
+  for (const request of requests) {
+    // Warm-up: load the spec, compile the operation's validators, let the JIT settle.
+    for (const variant of VARIANTS) for (let i = 0; i < calls * 2; i++) await call(handlers[variant], request);
+    const cpu: Record<Variant, number[]> = { assembly: [], public: [] };
+    const differences: number[] = [];
+    for (let block = 0; block < blocks; block++) {
+      const perBlock = {} as Record<Variant, number>;
+      for (const variant of block % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
+        const before = process.cpuUsage();
+        for (let i = 0; i < calls; i++) await call(handlers[variant], request);
+        const used = process.cpuUsage(before);
+        perBlock[variant] = (used.user + used.system) / calls;
+        cpu[variant].push(perBlock[variant]);
+      }
+      differences.push(perBlock.public - perBlock.assembly);
+    }
+    rows.push([request.name, median(cpu.assembly), median(cpu.public), median(differences), median(cpu.public) / median(cpu.assembly)]);
+    data[request.name] = { calls, blocks, cpuUsPerCall: cpu, medianDifferenceUs: median(differences) };
+  }
+  options.out(table("CPU µs per call of the validator's handler (median of blocks)", ["request", "assembly", "public", "difference (median of blocks)", "public ÷ assembly"], rows));
+  results.loop = data;
+}
+
 const hrtimeUs = () => Number(process.hrtime.bigint() / 1000n);
 
 async function profile(options: ValidatorBenchOptions, results: Record<string, unknown>): Promise<void> {
@@ -360,6 +434,7 @@ export async function validatorComparison(options: ValidatorBenchOptions): Promi
   // The two variants alone, many short rounds: on a shared, drifting machine the per-round
   // ratio of two targets measured a second apart is the steadiest figure there is.
   if (wants("cpu")) await throughput(options, results, { key: "cpu", baselines: false, rounds: options.quick ? 6 : 12, duration: 1 });
+  if (wants("loop")) await loop(options, results);
   if (wants("startup")) await startup(options, results);
   if (wants("profile")) await profile(options, results);
   return results;
