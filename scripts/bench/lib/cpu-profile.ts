@@ -35,14 +35,13 @@ export function frameKey(frame: ProfileNode["callFrame"]): string {
   return `${frame.functionName || "(anonymous)"}${where ? ` ${where}:${frame.lineNumber + 1}` : ""}`;
 }
 
-/** Who owns a frame: an npm package (EOV's private path-to-regexp named as such), node itself, or this project. */
+/** Who owns a frame: an npm package (the innermost node_modules folder), node itself, or this project. */
 export function frameOwner(frame: ProfileNode["callFrame"]): string {
   const url = frame.url.replace(/^file:\/\//, "");
   if (url === "") return frame.functionName.startsWith("(") ? frame.functionName : "V8 / node (native)";
   if (url.startsWith("node:")) return "node (lib)";
   const at = url.lastIndexOf("node_modules/");
   const where = at >= 0 ? url.slice(at + "node_modules/".length) : url.replace(/^.*?\/(src|scripts|dist)\//, "$1/");
-  if (where.startsWith("express-openapi-validator/node_modules/path-to-regexp")) return "path-to-regexp (EOV's copy)";
   const parts = where.split("/");
   if (where.startsWith("src/") || where.startsWith("dist/") || where.startsWith("scripts/")) return "this package";
   return parts[0]?.startsWith("@") ? `${parts[0]}/${parts[1]}` : (parts[0] ?? where);
