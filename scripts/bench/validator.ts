@@ -425,6 +425,8 @@ async function profile(options: ValidatorBenchOptions, results: Record<string, u
   results.profile = { amount, summary };
 }
 
+const PARTS = ["throughput", "cpu", "loop", "startup", "profile"];
+
 /** Runs the chosen parts; answers what they measured (also printed as tables). */
 export async function validatorComparison(options: ValidatorBenchOptions): Promise<Record<string, unknown>> {
   const results: Record<string, unknown> = {};
@@ -459,6 +461,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const connections = valueOf("--connections")?.split(",").map(Number);
   if (connections?.some((n) => !(Number.isInteger(n) && n > 0))) throw new Error("--connections must list positive whole numbers, e.g. 1,20,50");
   const parts = valueOf("--parts");
+  const unknownPart = parts?.split(",").find((part) => !PARTS.includes(part));
+  if (unknownPart !== undefined) throw new Error(`unknown part ${unknownPart}; the parts are ${PARTS.join(", ")}`);
   const results = await validatorComparison({
     quick: argv.includes("--quick"),
     rounds: numberOf("--rounds"),
