@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AutocannonRequest } from "autocannon";
 import express, { type Request, type RequestHandler, type Response } from "express";
-import { loadSpec } from "../../src/sandbox/spec.js";
+import { loadBundle } from "../../src/contract/index.js";
 import { createSpecValidator as createAssembly } from "../../src/sandbox/validator.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { frameTimes, type FrameTimes } from "./lib/cpu-profile.js";
@@ -298,7 +298,7 @@ async function loop(options: ValidatorBenchOptions, results: Record<string, unkn
   const calls = options.quick ? 200 : 500;
   const blocks = options.quick ? 8 : 24;
   options.out(`\n== The validator alone, in process: ${blocks} blocks of ${calls} calls per variant and request, alternating; Express's request and response objects, no socket`);
-  const spec = loadSpec("signed");
+  const spec = loadBundle("signed");
   const app = express();
   const handlers: Record<Variant, RequestHandler> = { assembly: createAssembly(spec).handle, public: createPublic(spec).handle };
   const order = JSON.parse(ORDER_BODY) as unknown;

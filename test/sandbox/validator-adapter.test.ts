@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadSpec } from "../../src/sandbox/spec.js";
+import { loadBundle } from "../../src/contract/index.js";
 import { prepareSpec, validatorOptions } from "../../src/sandbox/validator.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
@@ -105,7 +105,7 @@ describe("express-openapi-validator internals the sandbox's adapter uses", () =>
   });
 
   it("a real OpenApiValidator, OpenAPIFramework, OpenApiSpecLoader and SchemaPreprocessor have the private members the adapter reads", async () => {
-    const spec = loadSpec("signed");
+    const spec = loadBundle("signed");
     const { OpenApiValidator } = await importInternal("dist/openapi.validator.js");
     const validator = new (OpenApiValidator as new (options: object) => Shape)(validatorOptions(spec));
     expectKind("OpenApiValidator", "options", validator.options, "object");
@@ -137,7 +137,7 @@ describe("express-openapi-validator internals the sandbox's adapter uses", () =>
   });
 
   it("the context and the response document prepareSpec builds have the members metadataStep reads", async () => {
-    const { context, responseApiDoc, validator } = await prepareSpec(loadSpec("signed"));
+    const { context, responseApiDoc, validator } = await prepareSpec(loadBundle("signed"));
     const ctx = context as unknown as Shape;
     for (const field of ["expressRouteMap", "openApiRouteMap", "apiDoc"] as const) expectKind("OpenApiContext", field, ctx[field], "object");
     expectKind("OpenApiContext", "serial", ctx.serial, "number");

@@ -6,7 +6,7 @@
 import express from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { createArrayLimitCheck } from "../../../src/sandbox/array-limits.js";
-import type { OpenApiDocument } from "../../../src/sandbox/spec.js";
+import type { OpenApiDocument } from "../../../src/contract/index.js";
 import { validatorOptions, type SpecValidator } from "../../../src/sandbox/validator.js";
 
 export type { SpecValidator };
@@ -15,7 +15,7 @@ export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
   const middlewares = OpenApiValidator.middleware(validatorOptions(spec));
   // Oversized arrays are refused by their count before the request validator lists item
   // errors, as in the sandbox: right after EOV's metadata step, which finds the operation.
-  const arrays = createArrayLimitCheck(spec as unknown as Record<string, unknown>);
+  const arrays = createArrayLimitCheck(spec);
   const afterMetadata = middlewares.findIndex((middleware) => middleware.name === "metadataMiddleware") + 1;
   if (afterMetadata === 0) throw new Error("express-openapi-validator's middleware list has no metadataMiddleware");
   middlewares.splice(afterMetadata, 0, (req, _res, next) => {

@@ -4,13 +4,13 @@
 // clock starts (the same express-openapi-validator code is loaded either way).
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { AddressInfo } from "node:net";
-import { loadSpec } from "../../../src/sandbox/spec.js";
+import { loadBundle } from "../../../src/contract/index.js";
 import * as assembly from "../../../src/sandbox/validator.js";
 import * as publicMiddleware from "./public-validator.js";
 
 const variant = process.argv[2];
 if (variant !== "assembly" && variant !== "public") throw new Error("usage: validator-startup.ts assembly|public");
-const spec = loadSpec("signed");
+const spec = loadBundle("signed");
 // The answer is the spec's own example, so response validation passes as in the sandbox.
 const answer = (spec as { paths: Record<string, any> }).paths["/stores"].get.responses["200"].content["application/json"].examples.firstPage.value as unknown;
 
