@@ -4,7 +4,7 @@
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
-import { BODY_LIMIT_BYTES } from "../../src/sandbox/body.js";
+import { BODY_LIMIT_BYTES } from "../../src/server/index.js";
 import type { TestSandbox } from "../sandbox/helpers.js";
 import { envelopeOf, expectStillServed, hostPort, Ledger, memoryProbe, rawRequest, signedHead, startHostileSandbox, TEST_LIMITS } from "./support.js";
 

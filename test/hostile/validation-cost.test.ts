@@ -2,7 +2,7 @@
 // validator looks at its items, and a body with many errors gets a short answer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBundle } from "../../src/contract/index.js";
-import { LISTED_VALIDATION_ERRORS } from "../../src/sandbox/errors.js";
+import { LISTED_VALIDATION_ERRORS } from "../../src/server/index.js";
 import type { TestSandbox } from "../sandbox/helpers.js";
 import { expectStillServed, Ledger, memoryProbe, startHostileSandbox } from "./support.js";
 

@@ -2,7 +2,7 @@
 // arrays, allOf (the tighter limit) and oneOf (only a limit every branch has, the looser one).
 import type { Request } from "express";
 import { describe, expect, it } from "vitest";
-import { createArrayLimitCheck } from "../../src/sandbox/array-limits.js";
+import { createArrayLimitCheck } from "../../src/server/array-limits.js";
 import { ApiError } from "../../src/sandbox/errors.js";
 
 const document = {

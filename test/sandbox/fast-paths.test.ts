@@ -10,9 +10,9 @@ import express, { type Request } from "express";
 import { applyOpenApiMetadata } from "express-openapi-validator/dist/middlewares/openapi.metadata.js";
 import { describe, expect, it } from "vitest";
 import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../../src/json/index.js";
-import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/sandbox/int64.js";
+import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/server/int64.js";
 import { loadBundle } from "../../src/contract/index.js";
-import { metadataStep, prepareSpec } from "../../src/sandbox/validator.js";
+import { metadataStep, prepareSpec } from "../../src/server/validator.js";
 
 const outcome = (fn: () => unknown): { ok: true; value: unknown } | { ok: false; error: string } => {
   try {

@@ -3,6 +3,8 @@
 // objects; ids are bigint, amounts are fen (number), times are epoch ms (sandbox clock).
 // Domain code mutates a record and then calls the matching save method.
 
+import type { components } from "../../../generated/signed.js";
+
 export type MerchantAccountStatus = "normal" | "disabled" | "cancelled";
 
 export interface AppRecord {
@@ -101,7 +103,7 @@ export interface CustomerRecord {
 export type OrderStatus = 0 | 1 | 2 | 3 | 4 | 5;
 
 export interface OrderItemRecord {
-  itemType: number;
+  itemType: components["schemas"]["ItemType"];
   itemId: bigint;
   itemName: string;
   itemCoverUrl: string | null;

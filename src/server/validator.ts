@@ -1,5 +1,5 @@
 // express-openapi-validator (EOV) over a bundled spec, assembled from EOV's own parts so that a
-// request pays only for what the sandbox uses. The rules, the Ajv options, the compiled schemas,
+// request pays only for what the server kit uses. The rules, the Ajv options, the compiled schemas,
 // the error objects and their messages are all EOV's; what changes is the plumbing:
 //
 //   - Routes are matched with regular expressions compiled once. EOV 5.6's metadata middleware
@@ -9,7 +9,7 @@
 //     The outcome per path is remembered (10,000 paths at most).
 //   - One synchronous step per request (metadata, request validation, response-validation hook)
 //     once the spec is loaded, instead of six promise-chained middlewares. The ones left out
-//     do nothing for the sandbox: path-param registration (the sandbox routes by operationId),
+//     do nothing for the kit: path-param registration (the kit routes by operationId),
 //     security (validateSecurity is false: the signature is checked once, before) and multipart
 //     (a request with a body reaches the validator only as application/json).
 //   - Loading skips compiling the OpenAPI meta-schema, which EOV 5.6 does even when
@@ -22,7 +22,7 @@
 // Request and response validators are compiled by EOV lazily, per operation, on first use.
 //
 // This relies on EOV internals (dist/ modules) of the exact version in package.json (5.6.2);
-// test/sandbox exercises every path of it.
+// test/sandbox and test/server exercise every path of it.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { OpenApiValidator, type OpenApiValidatorOpts } from "express-openapi-validator/dist/openapi.validator.js";
 import { OpenAPIFramework } from "express-openapi-validator/dist/framework/index.js";
@@ -33,14 +33,15 @@ import { SchemaPreprocessor, httpMethods } from "express-openapi-validator/dist/
 import { createRequire } from "node:module";
 import { createArrayLimitCheck } from "./array-limits.js";
 import type { OpenApiDocument } from "../contract/index.js";
+import { requestState } from "./state.js";
 
-// path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the sandbox's).
+// path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the package's).
 const requireFromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
 const { pathToRegexp } = requireFromValidator("path-to-regexp") as {
   pathToRegexp(path: string, options: { sensitive: boolean; strict: boolean }): { regexp: RegExp; keys: { name: string }[] };
 };
 
-/** The sandbox's validator options: all request errors at once, unknown query parameters refused, responses validated. */
+/** The kit's validator options: all request errors at once, unknown query parameters refused, responses validated. */
 export function validatorOptions(spec: OpenApiDocument): OpenApiValidatorOpts {
   return {
     apiSpec: spec as never,
@@ -50,7 +51,7 @@ export function validatorOptions(spec: OpenApiDocument): OpenApiValidatorOpts {
       allErrors: true,
       onError: (err, _body, req) => {
         const res = (req as Request).res;
-        if (res) res.locals.responseValidationError = err;
+        if (res) requestState(res).responseValidationError = err;
       },
     },
     validateSecurity: false,
