@@ -80,6 +80,8 @@ export function installExactJson(dialect: Dialect, logger: ServerLogger) {
   };
 }
 
+const UNROUTED = new Set<string>(["PATH_NOT_FOUND", "METHOD_NOT_ALLOWED", "KEYED_PATH_NOT_FOUND", "KEYED_METHOD_NOT_ALLOWED"]);
+
 /** The one error handler of an interface: every error becomes the envelope with the registry's code and HTTP status. */
 export function envelopeErrorHandler(dialect: Dialect, logger: ServerLogger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
@@ -111,7 +113,10 @@ export function envelopeErrorHandler(dialect: Dialect, logger: ServerLogger): Er
     // connection stays usable and the client, still sending, is not cut off mid-write.
     if (failure.name === "BODY_TOO_LARGE" && state.rawBody === undefined && announcesBody(req)) res.set("Connection", "close");
     const envelope = failureEnvelope(dialect, entry.code, message);
-    if (state.exactJsonInstalled === true && entry.http < 500) respond(res, entry.http, envelope);
+    // Unrouted answers (no such path or method, or an operation a partial table leaves out)
+    // belong to no operation's declared responses: they are not response-validated.
+    const unrouted = UNROUTED.has(failure.name);
+    if (state.exactJsonInstalled === true && entry.http < 500 && !unrouted) respond(res, entry.http, envelope);
     else sendRaw(res, entry.http, envelope);
   };
 }
