@@ -4,6 +4,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { SIGNATURE_WINDOW_SECONDS } from "../contract/index.js";
 import { verifySignedRequest, type NonceStore, type RequestHeaders, type SignatureFailure } from "../signing/index.js";
+import { announcesBody } from "./body.js";
 import { keyedError, signedError } from "./errors.js";
 import type { ServerLogger } from "./logger.js";
 import { requestState } from "./state.js";
@@ -87,6 +88,8 @@ async function secretsOf(options: SignatureCheckOptions, appKey: string): Promis
  */
 export function precheckSignature(options: SignatureCheckOptions) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    // Without a body there is nothing to buffer: the full check, right after, says it all.
+    if (!announcesBody(req)) return next();
     const result = await verifySignedRequest({
       headers: signatureHeaders(req),
       body: "",
