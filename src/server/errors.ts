@@ -93,7 +93,7 @@ export interface Failure {
   name: SignedErrorName | KeyedErrorName;
   message: string;
   headers: Record<string, string>;
-  /** Set for failures that mean a sandbox bug; logged loudly. */
+  /** Set for failures that mean a server bug; logged loudly. */
   internal?: unknown;
 }
 
