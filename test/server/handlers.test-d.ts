@@ -111,7 +111,8 @@ describe("handler tables", () => {
     const keyed: KeyedHandlers = {
       listAccountMerchants: (input) => {
         expectTypeOf(input.apiKey).toEqualTypeOf<string>();
-        return { merchants: [], total: 0, page: input.query.page, limit: input.query.limit } as unknown as ReturnType<KeyedHandlers["listAccountMerchants"]> extends infer R ? Awaited<R> : never;
+        // page and limit have defaults: present, as numbers.
+        return { merchants: [], pagination: { page: input.query.page, limit: input.query.limit, total: 0, pages: 0 } };
       },
     };
     createKeyedRouter({ handlers: keyed, apiKeys: () => undefined });
