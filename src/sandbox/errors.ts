@@ -1,2 +1,2 @@
 // The sandbox refuses requests with the server kit's registry errors (src/server/errors.ts).
-export { ApiError, keyedError, signedError, type KeyedErrorName, type SignedErrorName } from "../server/index.js";
+export { RefusalError, keyedError, signedError, type KeyedErrorName, type SignedErrorName } from "../server/index.js";

@@ -1,4 +1,4 @@
-// Every refusal of a server built on the kit (the sandbox included) is an ApiError carrying a
+// Every refusal of a server built on the kit (the sandbox included) is a RefusalError carrying a
 // registry entry (openapi/errors.yaml via generated/error-codes.ts); toFailure turns anything
 // thrown anywhere, including the validator's and the body parser's errors, into one. The
 // envelope itself is written in envelope.ts.
@@ -13,8 +13,9 @@ interface RegistryEntry {
   readonly http: number;
 }
 
-export class ApiError extends Error {
-  override readonly name = "ApiError";
+/** The server refuses the request with this registry entry; the pipeline answers it as an error envelope. (The client's ApiError is the other side of the same envelope.) */
+export class RefusalError extends Error {
+  override readonly name = "RefusalError";
   constructor(
     readonly registryName: SignedErrorName | KeyedErrorName,
     readonly entry: RegistryEntry,
@@ -37,12 +38,12 @@ export class ServerConfigError extends Error {
 }
 
 /** A refusal of the signed interface (and the control API, which shares its codes). */
-export function signedError(name: SignedErrorName, message: string, headers?: Record<string, string>): ApiError {
-  return new ApiError(name, SignedErrors[name], message, headers);
+export function signedError(name: SignedErrorName, message: string, headers?: Record<string, string>): RefusalError {
+  return new RefusalError(name, SignedErrors[name], message, headers);
 }
 
-export function keyedError(name: KeyedErrorName, message: string, headers?: Record<string, string>): ApiError {
-  return new ApiError(name, KeyedErrors[name], message, headers);
+export function keyedError(name: KeyedErrorName, message: string, headers?: Record<string, string>): RefusalError {
+  return new RefusalError(name, KeyedErrors[name], message, headers);
 }
 
 /** What one validator error says: where, and what is wrong. */
@@ -103,7 +104,7 @@ function isBodyParserError(err: unknown): err is { type: string; status?: number
 
 /** Any error → a registry failure (signed names, or keyed ones thrown by the keyed interface). */
 export function toFailure(err: unknown, context: { bodyWasEmpty: boolean }): Failure {
-  if (err instanceof ApiError) return { name: err.registryName, message: err.message, headers: { ...err.headers } };
+  if (err instanceof RefusalError) return { name: err.registryName, message: err.message, headers: { ...err.headers } };
   if (err instanceof validatorErrors.BadRequest) {
     if (/^malformed uri/.test(err.message)) return { name: "VALIDATION_FAILED", message: "The request path is malformed (bad percent-encoding).", headers: {} };
     return { name: "VALIDATION_FAILED", message: describeValidationErrors(err.errors, err.message), headers: {} };
