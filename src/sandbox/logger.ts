@@ -1,6 +1,7 @@
 // Structured logs: one JSON line per request, and loud lines for what must never happen
 // (internal errors, answers that failed response validation, callbacks given up).
 import type { NextFunction, Request, Response } from "express";
+import { requestState } from "../server/index.js";
 
 export interface RequestLogRecord {
   time: string;
@@ -65,7 +66,7 @@ export function requestLogger(logger: SandboxLogger) {
     const path = req.originalUrl.split("?")[0] ?? req.path;
     res.on("finish", () => {
       const operationId = (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-      const code = res.locals.envelopeCode as number | undefined;
+      const code = requestState(res).envelopeCode as number | undefined;
       logger.request({
         time: new Date().toISOString(),
         method: req.method,
