@@ -17,6 +17,7 @@ import {
 } from "../sandbox/index.js";
 import { createRedisNonceStore, redactUrl, type RedisNonceStore } from "../signing/index.js";
 import { safeRangeFixtures } from "../sandbox/index.js";
+import { UsageError } from "./errors.js";
 import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sandbox [options]
@@ -68,7 +69,6 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-class UsageError extends Error {}
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -4,6 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { SigningInputError, signRequestHeaders, stringToSign, type SignedRequestHeaders } from "../signing/index.js";
+import { UsageError } from "./errors.js";
 import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sign --app-key KEY --app-secret SECRET [options]
@@ -40,7 +41,6 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-class UsageError extends Error {}
 
 /** Quotes one word for POSIX shells: inside single quotes only ' itself needs care. */
 export function shellQuote(word: string): string {

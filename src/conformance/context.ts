@@ -1,7 +1,7 @@
 // What every check gets: the server's coordinates, the contract, a way to call operations
 // and judge the answers, shared resources created on demand, and the optional extras
 // (sandbox control API, callback receiver).
-import { CheckFailure, CheckSkipped } from "./check.js";
+import { CheckFailure, CheckSkipped } from "./errors.js";
 import type { CallbackReceiver } from "./receiver.js";
 import type { ClockDiagnosis } from "./clock.js";
 import type { ControlApi } from "./control.js";

@@ -1,6 +1,6 @@
 // Data the checks share, created on first use and only ever by the checker itself: its own
 // customer, orders and trades. Nothing else on the server is changed.
-import { CheckSkipped } from "./check.js";
+import { CheckSkipped } from "./errors.js";
 import type { CheckContext } from "./context.js";
 
 type Id = number | bigint;

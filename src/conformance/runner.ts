@@ -1,6 +1,7 @@
 // Runs the selected checks against a server and collects their results.
 import { randomBytes } from "node:crypto";
-import { CheckFailure, CheckSkipped, type Check, type CheckResult } from "./check.js";
+import type { Check, CheckResult } from "./check.js";
+import { CheckFailure, CheckSkipped, ConnectionError } from "./errors.js";
 import { ALL_CHECKS } from "./checks/index.js";
 import { CheckContext } from "./context.js";
 import { ControlApi } from "./control.js";
@@ -27,14 +28,6 @@ export interface ConformanceReport {
 export interface RunHooks {
   onCheckStart?: (check: Check, done: number, total: number) => void;
   onCheckDone?: (result: CheckResult, done: number, total: number) => void;
-}
-
-/** The server could not be reached at all: a usage or connection problem, not a contract break. */
-export class ConnectionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConnectionError";
-  }
 }
 
 export function selectChecks(options: Pick<ResolvedOptions, "include" | "exclude" | "variants">, checks: readonly Check[] = ALL_CHECKS): Check[] {

@@ -1,8 +1,10 @@
-// Every refusal of the sandbox is an ApiError carrying a registry entry (openapi/errors.yaml
+// Every refusal of the sandbox is a RefusalError carrying a registry entry (openapi/errors.yaml
 // via generated/error-codes.ts); toFailure turns anything thrown anywhere, including the
 // validator's and the body parser's errors, into one. The envelope itself is written in
-// envelope.ts.
+// envelope.ts. (The client's ApiError is the other side of the same envelope: what a caller
+// gets when a server answers with one.)
 import { error as validatorErrors } from "express-openapi-validator";
+import { MerchantOpenPlatformError } from "../errors.js";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
 
 export type SignedErrorName = keyof typeof SignedErrors;
@@ -13,8 +15,9 @@ interface RegistryEntry {
   readonly http: number;
 }
 
-export class ApiError extends Error {
-  override readonly name = "ApiError";
+/** The server refuses the request with this registry entry; the pipeline answers it as an error envelope. */
+export class RefusalError extends MerchantOpenPlatformError {
+  override readonly name = "RefusalError";
   constructor(
     readonly registryName: SignedErrorName | KeyedErrorName,
     readonly entry: RegistryEntry,
@@ -25,13 +28,25 @@ export class ApiError extends Error {
   }
 }
 
-/** A refusal of the signed interface (and the control API, which shares its codes). */
-export function signedError(name: SignedErrorName, message: string, headers?: Record<string, string>): ApiError {
-  return new ApiError(name, SignedErrors[name], message, headers);
+/** The sandbox was created or called with an option or argument it cannot use; `field` names it. */
+export class SandboxConfigError extends MerchantOpenPlatformError {
+  override readonly name = "SandboxConfigError";
+  /** The option or argument at fault, e.g. "idRange" or "server.maxConnections". */
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
 }
 
-export function keyedError(name: KeyedErrorName, message: string, headers?: Record<string, string>): ApiError {
-  return new ApiError(name, KeyedErrors[name], message, headers);
+/** A refusal of the signed interface (and the control API, which shares its codes). */
+export function signedError(name: SignedErrorName, message: string, headers?: Record<string, string>): RefusalError {
+  return new RefusalError(name, SignedErrors[name], message, headers);
+}
+
+export function keyedError(name: KeyedErrorName, message: string, headers?: Record<string, string>): RefusalError {
+  return new RefusalError(name, KeyedErrors[name], message, headers);
 }
 
 /** What one validator error says: where, and what is wrong. */
@@ -92,7 +107,7 @@ function isBodyParserError(err: unknown): err is { type: string; status?: number
 
 /** Any error → a registry failure (signed names, or keyed ones thrown by the keyed interface). */
 export function toFailure(err: unknown, context: { bodyWasEmpty: boolean }): Failure {
-  if (err instanceof ApiError) return { name: err.registryName, message: err.message, headers: { ...err.headers } };
+  if (err instanceof RefusalError) return { name: err.registryName, message: err.message, headers: { ...err.headers } };
   if (err instanceof validatorErrors.BadRequest) {
     if (/^malformed uri/.test(err.message)) return { name: "VALIDATION_FAILED", message: "The request path is malformed (bad percent-encoding).", headers: {} };
     return { name: "VALIDATION_FAILED", message: describeValidationErrors(err.errors, err.message), headers: {} };

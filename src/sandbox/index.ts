@@ -23,6 +23,7 @@ import { deliveryTargetProblem, type Lookup, type NotifyPolicy } from "./notify-
 import { ServedHosts } from "./site-guard.js";
 import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
 import type { SandboxStore } from "./store/types.js";
+import { SandboxConfigError } from "./errors.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackEvent } from "./callbacks/dispatcher.js";
 export { createSandboxClock, formatPlatformTime, type Clock, type SandboxClock } from "./clock.js";
@@ -32,6 +33,8 @@ export { ORDER_ID_BASE } from "./domain/orders.js";
 export { ID_RANGES, idsRoundingTo, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
 export { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits.js";
+export { MerchantOpenPlatformError } from "../errors.js";
+export { SandboxConfigError } from "./errors.js";
 /** Nonces the sandbox remembers at once: 5 minutes of about 3,300 signed requests per second. */
 export const SANDBOX_NONCE_CAPACITY = 1_000_000;
 export type * from "./store/types.js";
@@ -149,7 +152,7 @@ function sandboxNonceStore(capacity: number, apps: number): NonceStore {
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const idRange = options.idRange ?? "large";
   if (!(ID_RANGE_NAMES as readonly unknown[]).includes(idRange)) {
-    throw new RangeError(`createSandbox: idRange must be "large" or "safe", got ${JSON.stringify(idRange)}`);
+    throw new SandboxConfigError("idRange", `createSandbox: idRange must be "large" or "safe", got ${JSON.stringify(idRange)}`);
   }
   const fixtures = loadFixtureOption(options.fixtures, idRange);
   const serverLimits = resolveServerLimits(options.server);

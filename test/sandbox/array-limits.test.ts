@@ -3,7 +3,7 @@
 import type { Request } from "express";
 import { describe, expect, it } from "vitest";
 import { createArrayLimitCheck } from "../../src/sandbox/array-limits.js";
-import { ApiError } from "../../src/sandbox/errors.js";
+import { RefusalError } from "../../src/sandbox/errors.js";
 
 const document = {
   components: {
@@ -37,8 +37,8 @@ function check(body: unknown): string | undefined {
     run({ openapi: { schema: operation }, body } as unknown as Request);
     return undefined;
   } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return (error as ApiError).message;
+    expect(error).toBeInstanceOf(RefusalError);
+    return (error as RefusalError).message;
   }
 }
 

@@ -12,7 +12,7 @@ import { createCashierKeys } from "../../../src/sandbox/cashier-key.js";
 import { createSandboxClock } from "../../../src/sandbox/clock.js";
 import { ServedHosts } from "../../../src/sandbox/site-guard.js";
 import type { SandboxContext } from "../../../src/sandbox/context.js";
-import { ApiError } from "../../../src/sandbox/errors.js";
+import { RefusalError } from "../../../src/sandbox/errors.js";
 import { defaultFixtures } from "../../../src/sandbox/fixtures/load.js";
 import { createQuietLogger } from "../../../src/sandbox/logger.js";
 import type { OperationCall } from "../../../src/sandbox/routes/dispatch.js";
@@ -90,7 +90,7 @@ for (const [path, item] of Object.entries(spec.paths)) {
   }
 }
 app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-  if (error instanceof ApiError) send(res, error.entry.http, { code: error.entry.code, msg: error.message, data: null });
+  if (error instanceof RefusalError) send(res, error.entry.http, { code: error.entry.code, msg: error.message, data: null });
   else send(res, 500, { code: 100099, msg: String(error), data: null });
 });
 

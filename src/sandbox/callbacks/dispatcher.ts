@@ -12,6 +12,7 @@ import { formatPlatformTime } from "../clock.js";
 import { stringifyExactJson, toNumberCopy } from "../int64.js";
 import type { SandboxLogger } from "../logger.js";
 import { schemasFor } from "../../contract/index.js";
+import { MerchantOpenPlatformError } from "../../errors.js";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -145,7 +146,9 @@ export function newEventId(): string {
 }
 
 /** A target the policy refuses: the attempt fails with this reason, nothing is sent. */
-class RefusedTarget extends Error {}
+class RefusedTarget extends MerchantOpenPlatformError {
+  override readonly name = "RefusedTarget";
+}
 
 function describeFetchError(error: unknown): string {
   if (error instanceof RefusedTarget) return `refused: ${error.message}`;
