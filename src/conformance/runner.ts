@@ -12,7 +12,6 @@ import { buildUrl, signedRequest } from "./requests.js";
 import { resolveOptions, type ConformanceOptions, type ResolvedOptions } from "./options.js";
 import { createRateLimiter } from "./rate-limiter.js";
 import { CallbackReceiver } from "./receiver.js";
-import { SharedResources } from "./resources.js";
 import { schemasFor } from "../contract/index.js";
 
 export interface ConformanceReport {
@@ -62,7 +61,6 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
   const receiver = wantsReceiver ? await startReceiver(options, runId) : undefined;
   const schemas = { signed: schemasFor("signed"), keyed: schemasFor("keyed") };
   const ctx = new CheckContext(options, http, schemas, control, receiver, runId);
-  ctx.resources = new SharedResources(ctx);
 
   const results: CheckResult[] = new Array(checks.length);
   let next = 0;

@@ -4,7 +4,7 @@ import { type Check } from "../check.js";
 import { CheckSkipped } from "../errors.js";
 import type { CheckContext } from "../context.js";
 import type { RequestInput } from "../requests.js";
-import { paidOrder } from "../resources.js";
+import { paidOrder } from "./paid-order.js";
 
 type Id = number | bigint;
 
