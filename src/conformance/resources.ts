@@ -4,7 +4,7 @@ import { CheckSkipped } from "./errors.js";
 import type { RequestInput } from "./requests.js";
 
 type Id = number | bigint;
-export const PLACEHOLDER_NOTIFY_URL = "https://example.invalid/mop-check/notify";
+const PLACEHOLDER_NOTIFY_URL = "https://example.invalid/mop-check/notify";
 const RULE = "createOrder / syncCustomer / createCashierSession (openapi/signed/paths)";
 
 /** What the resources need from the checker (its CheckContext): the run, and signed calls. */
