@@ -6,7 +6,9 @@
 //   parseJsonBody    lossless parse (100009 naming the position); req.body gets a Number copy
 //                    for the validator when the body holds a bigint (else the parsed value
 //                    itself), res.locals.exactRequestBody keeps the bigints
-//   exactBodyAfterValidation  the validated copy (with defaults) + the exact bigints back
+//   exactBodyAfterValidation  int64 range and exactness checked (100009), then the validated
+//                    copy (with the validator's defaults) merged with the exact bigints and the
+//                    original notifyUrl → res.locals.body, what the handler reads
 import express, { type NextFunction, type Request, type Response } from "express";
 import { signedError } from "./errors.js";
 import { forValidator, inexactIntegers, mergeExact, parseExactJson } from "./int64.js";
@@ -81,13 +83,15 @@ function isLoopbackHttpUrl(text: string): boolean {
   }
 }
 
-/**
- * Parses the body losslessly. With allowInsecureNotify, a top-level `notifyUrl` of
- * http:// on a loopback host is shown to the validator as https:// (so only the HTTPS
- * rule is relaxed; format, length and everything else still apply) and restored after.
- */
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/**
+ * Parses the body (UTF-8, JSON) losslessly into res.locals.exactRequestBody; req.body gets what
+ * the validator checks: the parsed value itself, or a Number copy when it holds a bigint. With
+ * allowInsecureNotify, a top-level `notifyUrl` of http:// on a loopback host is shown to the
+ * validator as https:// (so only the HTTPS rule is relaxed; format, length and everything else
+ * still apply) and exactBodyAfterValidation restores it.
+ */
 export function parseJsonBody(options: { allowInsecureNotify: boolean }) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const raw = rawBodyOf(res);
