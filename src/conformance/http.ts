@@ -2,7 +2,7 @@
 // the checks judge and a failure quotes. Requests are built by hand (not with the client)
 // because checks must also send what a correct client never would.
 import { parseJsonLossless } from "../json/index.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { RequestPacer } from "./pacer.js";
 
 export interface RecordedRequest {
   method: string;
@@ -31,7 +31,7 @@ export interface Exchange {
 
 export interface HttpOptions {
   timeoutMs: number;
-  limiter: RateLimiter;
+  pacer: RequestPacer;
   fetch?: typeof fetch;
 }
 
@@ -39,7 +39,7 @@ export class ConformanceHttp {
   constructor(private readonly options: HttpOptions) {}
 
   async send(request: RecordedRequest): Promise<Exchange> {
-    await this.options.limiter.acquire();
+    await this.options.pacer.acquire();
     const started = performance.now();
     const exchange: Exchange = { request, durationMs: 0, startedAt: Date.now() };
     try {

@@ -10,7 +10,7 @@ import { diagnoseClock, readingFromControl, readingFromDate, type ClockDiagnosis
 import { CLOCK_CHECK } from "./checks/clock.js";
 import { buildUrl, signedRequest } from "./requests.js";
 import { resolveOptions, type ConformanceOptions, type ResolvedOptions } from "./options.js";
-import { createRateLimiter } from "./rate-limiter.js";
+import { createRequestPacer } from "./pacer.js";
 import { CallbackReceiver } from "./receiver.js";
 import { schemasFor } from "../contract/index.js";
 
@@ -49,7 +49,7 @@ function missingNeed(check: Check, options: ResolvedOptions): string | undefined
 export async function runConformance(input: ConformanceOptions, hooks: RunHooks = {}): Promise<ConformanceReport> {
   const options = resolveOptions(input);
   const started = Date.now();
-  const http = new ConformanceHttp({ timeoutMs: options.timeoutMs, limiter: createRateLimiter(options.rateLimit), ...(options.fetch && { fetch: options.fetch }) });
+  const http = new ConformanceHttp({ timeoutMs: options.timeoutMs, pacer: createRequestPacer(options.rateLimit), ...(options.fetch && { fetch: options.fetch }) });
 
   const probe = await http.send({ method: "GET", url: `${options.baseUrl}${options.basePath}/stores`, headers: {} });
   if (!probe.response) throw new ConnectionError(`cannot reach ${options.baseUrl}${options.basePath}: ${probe.error}`);

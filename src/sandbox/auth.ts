@@ -8,7 +8,7 @@ import type { SandboxClock } from "./clock.js";
 import { describeRefusal } from "./dashboard/refusal.js";
 import { keyedError, signedError } from "./errors.js";
 import type { SandboxLogger } from "./logger.js";
-import type { SandboxStore } from "./store/types.js";
+import type { SandboxRecords } from "./store/types.js";
 
 
 /** Fixed one-second windows on the sandbox clock, so tests can step past them. */
@@ -36,7 +36,7 @@ export function createRateLimiter(clock: SandboxClock): RateLimiter {
 }
 
 interface AuthContext {
-  store: SandboxStore;
+  records: SandboxRecords;
   clock: SandboxClock;
   nonceStore: NonceStore;
   rateLimiter: RateLimiter;
@@ -64,7 +64,7 @@ export function precheckSignature(ctx: AuthContext) {
     const result = await verifySignedRequest({
       headers: signatureHeaders(req),
       body: "",
-      secretsFor: (appKey) => ctx.store.app(appKey)?.appSecrets,
+      secretsFor: (appKey) => ctx.records.app(appKey)?.appSecrets,
       now: () => ctx.clock.now(),
       nonceStore: NO_NONCE_STORE,
       windowSeconds: SIGNATURE_WINDOW_SECONDS,
@@ -81,7 +81,7 @@ export function verifySignature(ctx: AuthContext) {
     const result = await verifySignedRequest({
       headers: signatureHeaders(req),
       body: (res.locals.rawBody as Buffer | undefined) ?? "",
-      secretsFor: (appKey) => ctx.store.app(appKey)?.appSecrets,
+      secretsFor: (appKey) => ctx.records.app(appKey)?.appSecrets,
       now: () => ctx.clock.now(),
       nonceStore: ctx.nonceStore,
       windowSeconds: SIGNATURE_WINDOW_SECONDS,
@@ -94,7 +94,7 @@ export function verifySignature(ctx: AuthContext) {
       return next(signedError(result.name, result.message, headers));
     }
     res.locals.appKey = result.appKey;
-    const limit = ctx.store.app(result.appKey)?.rateLimitPerSecond;
+    const limit = ctx.records.app(result.appKey)?.rateLimitPerSecond;
     if (limit !== undefined) {
       const wait = ctx.rateLimiter.take(`app:${result.appKey}`, limit);
       if (wait > 0) {
@@ -115,7 +115,7 @@ export function verifyBearer(ctx: AuthContext) {
       return next(keyedError("KEYED_UNAUTHORIZED", `The Authorization header ${why}.`));
     }
     const apiKey = match[1] ?? "";
-    const account = ctx.store.apiKey(apiKey);
+    const account = ctx.records.apiKey(apiKey);
     if (!account) return next(keyedError("KEYED_UNAUTHORIZED", "The API key is unknown or revoked."));
     res.locals.apiKey = apiKey;
     if (account.rateLimitPerSecond !== undefined) {
