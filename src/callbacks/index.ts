@@ -32,4 +32,5 @@ export {
   type CallbackHandlerOptions,
   type CallbackRequestHandler,
 } from "./handler.js";
+export { MerchantOpenPlatformError } from "../errors.js";
 export { CallbackConfigError } from "./errors.js";

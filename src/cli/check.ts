@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
 import { parseArgs } from "node:util";
 import { ALL_CHECKS, ConnectionError, jsonReport, junitReport, OptionsError, resultLine, runConformance, textReport, type ConformanceOptions } from "../conformance/index.js";
-import { EXIT_USAGE, type Subcommand } from "./io.js";
+import { UsageError } from "./errors.js";
+import type { CliIo, Subcommand } from "./io.js";
 
 const HELP = `Usage: mop check --base-url URL --app-key KEY --app-secret SECRET [options]
 
@@ -49,11 +50,11 @@ Reports:
 const list = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
 
 /** Secrets from the command line, else MOP_APP_SECRETS (comma list), else MOP_APP_SECRET. */
-function appSecrets(given: string[] | undefined): string[] {
+function appSecrets(given: string[] | undefined, env: CliIo["env"]): string[] {
   if (given?.length) return given;
-  const many = list(process.env.MOP_APP_SECRETS ? [process.env.MOP_APP_SECRETS] : []);
+  const many = list(env.MOP_APP_SECRETS ? [env.MOP_APP_SECRETS] : []);
   if (many.length) return many;
-  return process.env.MOP_APP_SECRET ? [process.env.MOP_APP_SECRET] : [];
+  return env.MOP_APP_SECRET ? [env.MOP_APP_SECRET] : [];
 }
 
 function receiverTls(certFile: string | undefined, keyFile: string | undefined): Pick<ConformanceOptions, "receiverTls"> {
@@ -110,8 +111,7 @@ export const checkCommand: Subcommand = async (args, io) => {
       },
     }).values;
   } catch (error) {
-    io.stderr(`mop check: ${(error as Error).message}\n\n${HELP}`);
-    return EXIT_USAGE;
+    throw new UsageError((error as Error).message, { after: HELP, cause: error });
   }
   if (parsed.help) {
     io.stdout(HELP);
@@ -138,7 +138,7 @@ export const checkCommand: Subcommand = async (args, io) => {
     if (basePath !== undefined && basePath !== "/open-api/v1" && basePath !== "/open-api") throw new OptionsError("--base-path must be /open-api/v1 or /open-api");
     const variants = list(parsed.variant);
     if (variants.some((v) => v !== "signed" && v !== "keyed")) throw new OptionsError("--variant must be signed or keyed");
-    const secrets = appSecrets(parsed["app-secret"]);
+    const secrets = appSecrets(parsed["app-secret"], io.env);
     const options: ConformanceOptions = {
       baseUrl: parsed["base-url"] ?? "",
       appKey: parsed["app-key"] ?? "",
@@ -148,7 +148,7 @@ export const checkCommand: Subcommand = async (args, io) => {
       ...(basePath && { basePath: basePath as "/open-api/v1" | "/open-api" }),
       merchantIds: list(parsed["merchant-id"]),
       ...(parsed["foreign-merchant-id"] && { foreignMerchantId: parsed["foreign-merchant-id"] }),
-      ...((parsed["api-key"] ?? process.env.MOP_API_KEY) && { apiKey: parsed["api-key"] ?? process.env.MOP_API_KEY }),
+      ...((parsed["api-key"] ?? io.env.MOP_API_KEY) && { apiKey: parsed["api-key"] ?? io.env.MOP_API_KEY }),
       ...(variants.length && { variants: variants as Array<"signed" | "keyed"> }),
       include: list(parsed.include),
       exclude: list(parsed.exclude),
@@ -175,16 +175,13 @@ export const checkCommand: Subcommand = async (args, io) => {
       try {
         writeFileSync(file, format === "json" ? jsonReport(report) : junitReport(report));
       } catch (error) {
-        io.stderr(`mop check: cannot write the ${format} report to ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
-        return EXIT_USAGE;
+        throw new UsageError(`cannot write the ${format} report to ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { after: "", cause: error });
       }
     }
     return report.counts.failed > 0 ? 1 : 0;
   } catch (error) {
-    if (error instanceof OptionsError || error instanceof ConnectionError) {
-      io.stderr(`mop check: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
+    // Exit 2 for both: the run could not start, which is not a contract break (exit 1).
+    if (error instanceof OptionsError || error instanceof ConnectionError) throw new UsageError(error.message, { after: "", cause: error });
     throw error;
   }
 };

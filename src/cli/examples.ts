@@ -5,7 +5,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { packageRoot } from "../util/package-root.js";
-import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
+import { UsageError } from "./errors.js";
+import type { CliIo, Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop examples [DIR]
 
@@ -31,17 +32,13 @@ export const examplesCommand: Subcommand = async (args: string[], io: CliIo) => 
   try {
     parsed = parseArgs({ args, options: { help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
   } catch (error) {
-    io.stderr(`mop examples: ${(error as Error).message}\nRun "mop examples --help" for the options.\n`);
-    return EXIT_USAGE;
+    throw new UsageError((error as Error).message, { cause: error });
   }
   if (parsed.values.help) {
     io.stdout(USAGE);
     return 0;
   }
-  if (parsed.positionals.length > 1) {
-    io.stderr(`mop examples: one target folder at most, got ${parsed.positionals.length}\nRun "mop examples --help" for the options.\n`);
-    return EXIT_USAGE;
-  }
+  if (parsed.positionals.length > 1) throw new UsageError(`one target folder at most, got ${parsed.positionals.length}`);
   const target = resolve(parsed.positionals[0] ?? "mop-examples");
   const shown = relative(process.cwd(), target) || ".";
   try {

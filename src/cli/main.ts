@@ -1,22 +1,13 @@
-// Entry point of `mop`: dispatches to subcommands, answers --help and --version.
+// Entry point of `mop`: finds the command in the table, answers --help and --version, and turns
+// the commands' UsageError and MissingPeerError into their message and exit code.
 import { packageVersion } from "../util/package-root.js";
-import { EXIT_USAGE, processIo, type CliIo, type Subcommand } from "./io.js";
-import { missingPeer, missingPeerMessage } from "./peers.js";
-
-interface SubcommandEntry {
-  summary: string;
-  load: () => Promise<Subcommand>;
-}
-
-const SUBCOMMANDS: Record<string, SubcommandEntry> = {};
-
-/** Registers a subcommand; each lives in its own module and is loaded only when used. */
-export function registerSubcommand(name: string, entry: SubcommandEntry): void {
-  SUBCOMMANDS[name] = entry;
-}
+import { COMMANDS, type Command } from "./commands.js";
+import { MissingPeerError, UsageError } from "./errors.js";
+import { EXIT_USAGE, processIo, type CliIo } from "./io.js";
+import { missingPeerMessage } from "./peers.js";
 
 function usage(): string {
-  const rows = Object.entries(SUBCOMMANDS).map(([name, entry]) => `  ${name.padEnd(10)} ${entry.summary}`);
+  const rows = COMMANDS.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`);
   return [
     "Usage: mop <command> [options]",
     "",
@@ -32,8 +23,13 @@ function usage(): string {
   ].join("\n");
 }
 
+/** "mop sign: --app-key is required" and what the error says follows it (by default, where the options are). */
+function usageErrorText(command: Command, error: UsageError): string {
+  const after = error.after === undefined ? `Run "mop ${command.name} --help" for the options.\n` : error.after === "" ? "" : `\n${error.after}`;
+  return `mop ${command.name}: ${error.message}\n${after}`;
+}
+
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
-  await import("./commands.js");
   const [first, ...rest] = argv;
   if (first === undefined || first === "-h" || first === "--help" || first === "help") {
     io.stdout(usage());
@@ -43,19 +39,27 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.stdout(`${packageVersion()}\n`);
     return 0;
   }
-  const entry = SUBCOMMANDS[first];
-  if (!entry) {
+  const command = COMMANDS.find((candidate) => candidate.name === first);
+  if (!command) {
     io.stderr(`mop: unknown command "${first}"\n\n${usage()}`);
     return EXIT_USAGE;
   }
-  let run: Subcommand;
+  return runCommand(command, rest, io);
+}
+
+/** Runs one command of the table (or a test's own instance of one): its exit code, errors reported. */
+export async function runCommand(command: Command, args: string[], io: CliIo): Promise<number> {
   try {
-    run = await entry.load();
+    return await command.run(args, io);
   } catch (error) {
-    const missing = missingPeer(error);
-    if (missing === undefined) throw error;
-    io.stderr(missingPeerMessage(first, missing));
-    return 1;
+    if (error instanceof UsageError) {
+      io.stderr(usageErrorText(command, error));
+      return EXIT_USAGE;
+    }
+    if (error instanceof MissingPeerError) {
+      io.stderr(missingPeerMessage(error.command, error.peer));
+      return 1;
+    }
+    throw error;
   }
-  return run(rest, io);
 }

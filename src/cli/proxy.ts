@@ -1,7 +1,8 @@
 // mop proxy: a validating (and, with --sign, signing) proxy in front of a server.
 import { parseArgs } from "node:util";
 import { PROXY_DEFAULTS, startProxy, type ProxyViolation } from "../proxy/index.js";
-import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
+import { UsageError } from "./errors.js";
+import type { Subcommand } from "./io.js";
 
 const HELP = `Usage: mop proxy --target URL [options]
 
@@ -32,12 +33,11 @@ export interface ProxyCommandOptions {
   stopSignal?: Promise<void>;
   /** Called once the proxy listens, with its URL (tests use it to find the port). */
   onListening?: (url: string) => void;
-  env?: NodeJS.ProcessEnv;
 }
 
-function usageError(io: CliIo, message: string): number {
-  io.stderr(`mop proxy: ${message}\n`);
-  return EXIT_USAGE;
+/** A usage problem reported by its message alone (parseArgs' own are followed by the help). */
+function usageError(message: string): UsageError {
+  return new UsageError(message, { after: "" });
 }
 
 export function createProxyCommand(command: ProxyCommandOptions = {}): Subcommand {
@@ -64,27 +64,26 @@ export function createProxyCommand(command: ProxyCommandOptions = {}): Subcomman
       }).values;
     } catch (error) {
       // parseArgs names the option, never echoes a value: no secret can reach this message.
-      io.stderr(`mop proxy: ${(error as Error).message}\n\n${HELP}`);
-      return EXIT_USAGE;
+      throw new UsageError((error as Error).message, { after: HELP, cause: error });
     }
     if (values.help) {
       io.stdout(HELP);
       return 0;
     }
-    if (!values.target || !URL.canParse(values.target) || !/^https?:\/\//i.test(values.target)) return usageError(io, "--target must be an http(s) URL, e.g. --target http://127.0.0.1:4010");
-    const env = command.env ?? process.env;
+    if (!values.target || !URL.canParse(values.target) || !/^https?:\/\//i.test(values.target)) throw usageError("--target must be an http(s) URL, e.g. --target http://127.0.0.1:4010");
+    const env = io.env;
     const keys = values["app-key"] ?? [];
     const secretsGiven = values["app-secret"] ?? (env.MOP_APP_SECRET ? [env.MOP_APP_SECRET] : []);
     if (values.sign && (keys.length === 0 || secretsGiven.length === 0)) {
-      return usageError(io, "--sign needs the app to sign as: --app-key KEY and its secret (--app-secret SECRET or the MOP_APP_SECRET environment variable)");
+      throw usageError("--sign needs the app to sign as: --app-key KEY and its secret (--app-secret SECRET or the MOP_APP_SECRET environment variable)");
     }
-    if (values["replace-signature"] && !values.sign) return usageError(io, "--replace-signature works only with --sign");
-    if (keys.length !== secretsGiven.length) return usageError(io, "give one --app-secret per --app-key (or one --app-key with MOP_APP_SECRET)");
-    if (secretsGiven.some((secret) => secret === "")) return usageError(io, "an --app-secret is empty");
+    if (values["replace-signature"] && !values.sign) throw usageError("--replace-signature works only with --sign");
+    if (keys.length !== secretsGiven.length) throw usageError("give one --app-secret per --app-key (or one --app-key with MOP_APP_SECRET)");
+    if (secretsGiven.some((secret) => secret === "")) throw usageError("an --app-secret is empty");
     const port = values.port === undefined ? 4020 : Number(values.port);
-    if (!/^\d+$/.test(values.port ?? "0") || port > 65535) return usageError(io, "--port must be a whole number from 0 to 65535");
+    if (!/^\d+$/.test(values.port ?? "0") || port > 65535) throw usageError("--port must be a whole number from 0 to 65535");
     const timeoutMs = values.timeout === undefined ? PROXY_DEFAULTS.timeoutMs : Number(values.timeout);
-    if (!/^\d+$/.test(values.timeout ?? "1") || timeoutMs < 1) return usageError(io, "--timeout must be a whole number of milliseconds, at least 1");
+    if (!/^\d+$/.test(values.timeout ?? "1") || timeoutMs < 1) throw usageError("--timeout must be a whole number of milliseconds, at least 1");
 
     const secrets = keys.length ? new Map<string, string[]>() : undefined;
     keys.forEach((key, i) => secrets!.set(key, [...(secrets!.get(key) ?? []), secretsGiven[i]!]));
@@ -104,7 +103,7 @@ export function createProxyCommand(command: ProxyCommandOptions = {}): Subcomman
         onViolation: log,
       });
     } catch (error) {
-      return usageError(io, `cannot listen on ${values.host ?? "127.0.0.1"}:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw usageError(`cannot listen on ${values.host ?? "127.0.0.1"}:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     if (values.sign && !isLoopback(values.host ?? "127.0.0.1")) {
       io.stderr(`mop proxy: WARNING: signing for ${keys[0]} on ${values.host}, which is not a loopback address: anyone who can reach ${proxy.url} can make signed calls as this app.\n`);

@@ -17,7 +17,8 @@ import {
 } from "../sandbox/index.js";
 import { createRedisNonceStore, redactUrl, type RedisNonceStore } from "../signing/index.js";
 import { safeRangeFixtures } from "../sandbox/index.js";
-import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
+import { UsageError } from "./errors.js";
+import type { CliIo, Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sandbox [options]
 
@@ -68,7 +69,6 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-class UsageError extends Error {}
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -227,12 +227,9 @@ export const sandboxCommand: Subcommand = async (args, io) => {
   try {
     return await run(args, io);
   } catch (error) {
-    if (error instanceof FixtureError) {
-      io.stderr(`mop sandbox: ${error.message}\n`);
-      return 1;
-    }
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr(`mop sandbox: ${error.message}\nRun "mop sandbox --help" for the options.\n`);
-    return EXIT_USAGE;
+    // Fixtures that do not load are a problem of the data set, not of the arguments: exit 1.
+    if (!(error instanceof FixtureError)) throw error;
+    io.stderr(`mop sandbox: ${error.message}\n`);
+    return 1;
   }
 };

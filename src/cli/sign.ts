@@ -4,7 +4,8 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { SigningInputError, signRequestHeaders, stringToSign, type SignedRequestHeaders } from "../signing/index.js";
-import { EXIT_USAGE, type CliIo, type Subcommand } from "./io.js";
+import { UsageError } from "./errors.js";
+import type { Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sign --app-key KEY --app-secret SECRET [options]
 
@@ -40,7 +41,6 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-class UsageError extends Error {}
 
 /** Quotes one word for POSIX shells: inside single quotes only ' itself needs care. */
 export function shellQuote(word: string): string {
@@ -90,7 +90,7 @@ function curlCommand(url: string, method: string | undefined, headers: SignedReq
   return `${parts.join(" \\\n  ")}\n`;
 }
 
-async function run(args: string[], io: CliIo): Promise<number> {
+export const signCommand: Subcommand = async (args, io) => {
   let values;
   try {
     ({ values } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }));
@@ -134,14 +134,4 @@ async function run(args: string[], io: CliIo): Promise<number> {
     io.stdout(`${lines.join("\n")}\n`);
   }
   return 0;
-}
-
-export const signCommand: Subcommand = async (args, io) => {
-  try {
-    return await run(args, io);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr(`mop sign: ${error.message}\nRun "mop sign --help" for the options.\n`);
-    return EXIT_USAGE;
-  }
 };

@@ -1,5 +1,6 @@
-// Everything the client throws extends MerchantOpenPlatformError, so an app can catch the
-// platform's failures in one place and still tell them apart:
+// Everything the client throws extends MerchantOpenPlatformError (src/errors.ts, the root of
+// every error of the package), so an app can catch the platform's failures in one place and
+// still tell them apart:
 //
 //   ClientConfigError        the client was created or called with something it cannot use
 //   ApiError                 the service answered an envelope with an error code
@@ -11,18 +12,9 @@
 //
 // An ApiError carries the registry entry of its code (generated/error-codes.ts), so the app
 // can branch on a stable name (`ORDER_NOT_FOUND`) instead of a number.
+import { MerchantOpenPlatformError } from "../errors.js";
 
-/** The base of every error thrown by the client: `catch (e) { if (e instanceof MerchantOpenPlatformError) ... }`. */
-export class MerchantOpenPlatformError extends Error {
-  override readonly name: string = "MerchantOpenPlatformError";
-  /** The operation being called, when known (e.g. "createOrder"). */
-  operationId: string | undefined;
-
-  constructor(message: string, options?: { cause?: unknown; operationId?: string | undefined }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.operationId = options?.operationId;
-  }
-}
+export { MerchantOpenPlatformError };
 
 /** The client was created or called with an option or argument it cannot use. */
 export class ClientConfigError extends MerchantOpenPlatformError {

@@ -25,9 +25,6 @@ export type OperationInit<Op> = FetchOptions<Op>;
 /** The init argument, required exactly when the operation has required params or a body. */
 export type OperationArgs<Op> = RequiredKeys<OperationInit<Op>> extends never ? [init?: OperationInit<Op>] : [init: OperationInit<Op>];
 
-/** Upper-case HTTP methods, as the generated tables and openapi-fetch's methods spell them. */
-export type HttpMethodName = "GET" | "PUT" | "POST" | "DELETE" | "OPTIONS" | "HEAD" | "PATCH" | "TRACE";
-
 /** Finds operationIds from method + schema path ("/orders/{orderId}"), as middleware sees them. */
 export function operationIndex(table: OperationTable): (method: string, schemaPath: string) => string | undefined {
   const byRoute = new Map<string, string>();

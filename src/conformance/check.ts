@@ -1,6 +1,6 @@
-// What a check is, and how it reports a failure.
-import type { Exchange } from "./http.js";
+// What a check is, and what it results in (its failures are thrown as errors.ts's CheckFailure).
 import type { CheckContext } from "./context.js";
+import type { CheckFailureDetail } from "./errors.js";
 
 export type CheckNeed = "control" | "receiver" | "apiKey" | "foreignMerchant" | "signed" | "keyed";
 
@@ -14,29 +14,6 @@ export interface Check {
   rule: string;
   needs?: CheckNeed[];
   run(ctx: CheckContext): Promise<void>;
-}
-
-export interface CheckFailureDetail {
-  message: string;
-  expected: string;
-  rule: string;
-  exchange?: Exchange;
-}
-
-/** Thrown by a check to fail with the request sent, the answer received and what was expected. */
-export class CheckFailure extends Error {
-  constructor(readonly detail: CheckFailureDetail) {
-    super(detail.message);
-    this.name = "CheckFailure";
-  }
-}
-
-/** Thrown when a check cannot run against this server (reported as skipped, never as passed). */
-export class CheckSkipped extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = "CheckSkipped";
-  }
 }
 
 export type CheckStatus = "passed" | "failed" | "skipped";

@@ -1,7 +1,7 @@
 // What every check gets: the server's coordinates, the contract, a way to call operations
 // and judge the answers, shared resources created on demand, and the optional extras
 // (sandbox control API, callback receiver).
-import { CheckFailure, CheckSkipped } from "./check.js";
+import { CheckFailure, CheckSkipped } from "./errors.js";
 import type { CallbackReceiver } from "./receiver.js";
 import type { ClockDiagnosis } from "./clock.js";
 import type { ControlApi } from "./control.js";
@@ -9,7 +9,7 @@ import type { ConformanceHttp, Exchange } from "./http.js";
 import { judgeAnswer, type Dialect as Variant, type SpecSchemas, type Verdict } from "../contract/index.js";
 import { bearerRequest, bodyText, buildUrl, signedRequest, type RequestInput } from "./requests.js";
 import type { ResolvedOptions } from "./options.js";
-import type { SharedResources } from "./resources.js";
+import { SharedResources } from "./resources.js";
 
 export interface Answer {
   exchange: Exchange;
@@ -20,7 +20,8 @@ export interface Answer {
 }
 
 export class CheckContext {
-  resources!: SharedResources;
+  /** The checker's own customer, orders and trades, made on first use. */
+  readonly resources: SharedResources;
   /** The server's clock, measured once before the checks. */
   clock: ClockDiagnosis | undefined;
 
@@ -32,7 +33,14 @@ export class CheckContext {
     readonly receiver: CallbackReceiver | undefined,
     /** Unique per run, so that what the checker creates never collides with other data. */
     readonly runId: string,
-  ) {}
+  ) {
+    this.resources = new SharedResources({
+      runId,
+      merchantIds: options.merchantIds,
+      data: async (operationId, input) => (await this.signed(operationId, input)).verdict.data,
+      success: async (operationId, input, rule) => this.expectSuccess(await this.signed(operationId, input), rule),
+    });
+  }
 
   /** Sends a signed request for an operation of the signed spec (optionally broken on purpose). */
   async signed(operationId: string, input: RequestInput = {}): Promise<Answer> {

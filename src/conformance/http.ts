@@ -1,7 +1,8 @@
-// Sends the checker's requests and records each exchange for the report. Requests are built
-// by hand (not with the client) because checks must also send what a correct client never would.
+// Sends the checker's requests and returns each as an exchange (request, answer, timing) that
+// the checks judge and a failure quotes. Requests are built by hand (not with the client)
+// because checks must also send what a correct client never would.
 import { parseJsonLossless } from "../json/index.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { RequestPacer } from "./pacer.js";
 
 export interface RecordedRequest {
   method: string;
@@ -30,16 +31,15 @@ export interface Exchange {
 
 export interface HttpOptions {
   timeoutMs: number;
-  limiter: RateLimiter;
+  pacer: RequestPacer;
   fetch?: typeof fetch;
 }
 
 export class ConformanceHttp {
-  readonly exchanges: Exchange[] = [];
   constructor(private readonly options: HttpOptions) {}
 
   async send(request: RecordedRequest): Promise<Exchange> {
-    await this.options.limiter.acquire();
+    await this.options.pacer.acquire();
     const started = performance.now();
     const exchange: Exchange = { request, durationMs: 0, startedAt: Date.now() };
     try {
@@ -64,7 +64,6 @@ export class ConformanceHttp {
       exchange.error = (error as Error).name === "TimeoutError" ? `no answer within ${this.options.timeoutMs} ms` : `${(error as Error).message}${cause?.code ? ` (${cause.code})` : ""}`;
     }
     exchange.durationMs = Math.round(performance.now() - started);
-    this.exchanges.push(exchange);
     return exchange;
   }
 }

@@ -1,4 +1,6 @@
 // Options of a conformance run, with defaults and validation.
+import { OptionsError } from "./errors.js";
+
 export interface ConformanceOptions {
   /** Service base address, e.g. http://127.0.0.1:4010 (no trailing /open-api). */
   baseUrl: string;
@@ -46,13 +48,6 @@ export interface ResolvedOptions extends Required<Omit<ConformanceOptions, "fore
   notifyUrl: string | undefined;
   controlUrl: string | false;
   fetch: typeof fetch | undefined;
-}
-
-export class OptionsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "OptionsError";
-  }
 }
 
 const DIGITS = /^[1-9][0-9]{0,18}$/;

@@ -53,7 +53,10 @@ export class CallbackReceiver {
     return answeredStatus;
   }
 
-  /** Resolves with the deliveries matching when there are at least `count`, or rejects after timeoutMs. */
+  /**
+   * Resolves with the matching deliveries as soon as there are at least `count`; after timeoutMs,
+   * with those there are (fewer, maybe none). Never rejects: the caller judges what arrived.
+   */
   async waitFor(match: (delivery: Delivery) => boolean, count: number, timeoutMs: number): Promise<Delivery[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -1,17 +1,29 @@
 // Data the checks share, created on first use and only ever by the checker itself: its own
 // customer, orders and trades. Nothing else on the server is changed.
-import { CheckSkipped } from "./check.js";
-import type { CheckContext } from "./context.js";
+import { CheckSkipped } from "./errors.js";
+import type { RequestInput } from "./requests.js";
 
 type Id = number | bigint;
-export const PLACEHOLDER_NOTIFY_URL = "https://example.invalid/mop-check/notify";
+const PLACEHOLDER_NOTIFY_URL = "https://example.invalid/mop-check/notify";
 const RULE = "createOrder / syncCustomer / createCashierSession (openapi/signed/paths)";
+
+/** What the resources need from the checker (its CheckContext): the run, and signed calls. */
+export interface ResourceCalls {
+  /** Unique per run (CheckContext.runId). */
+  readonly runId: string;
+  /** The authorised merchants given in the options. */
+  readonly merchantIds: readonly string[];
+  /** Sends a signed request; the answer's data, whatever the answer was. */
+  data(operationId: string, input: RequestInput): Promise<unknown>;
+  /** Sends a signed request that must succeed and conform (else a CheckFailure citing rule); its data. */
+  success(operationId: string, input: RequestInput, rule: string): Promise<unknown>;
+}
 
 export class SharedResources {
   private readonly memo = new Map<string, Promise<unknown>>();
   private sequence = 0;
 
-  constructor(private readonly ctx: CheckContext) {}
+  constructor(private readonly calls: ResourceCalls) {}
 
   /** Made once per run, whichever check asks first. */
   once<T>(key: string, make: () => Promise<T>): Promise<T> {
@@ -26,15 +38,14 @@ export class SharedResources {
   /** A unique suffix for outTradeNo and other keys the checker invents. */
   unique(prefix: string): string {
     this.sequence += 1;
-    return `${prefix}-${this.ctx.runId}-${this.sequence}`;
+    return `${prefix}-${this.calls.runId}-${this.sequence}`;
   }
 
   merchantId(): Promise<string> {
     return this.once("merchant", async () => {
-      const given = this.ctx.options.merchantIds[0];
+      const given = this.calls.merchantIds[0];
       if (given) return given;
-      const answer = await this.ctx.signed("listStores", { query: { pageSize: 100 } });
-      const data = answer.verdict.data as { list?: Array<{ merchantId: Id; status: number }> } | undefined;
+      const data = (await this.calls.data("listStores", { query: { pageSize: 100 } })) as { list?: Array<{ merchantId: Id; status: number }> } | undefined;
       const store = data?.list?.find((s) => s.status === 0) ?? data?.list?.[0];
       if (!store) throw new CheckSkipped("no authorised merchant found (pass --merchant-id)");
       return String(store.merchantId);
@@ -43,7 +54,7 @@ export class SharedResources {
 
   appUserId(): Promise<Id> {
     return this.once("customer", async () => {
-      const data = this.ctx.expectSuccess(await this.ctx.signed("syncCustomer", { body: { openUserId: `mop-check-${this.ctx.runId}`, nickname: "mop check" } }), RULE) as { appUserId: Id };
+      const data = (await this.calls.success("syncCustomer", { body: { openUserId: `mop-check-${this.calls.runId}`, nickname: "mop check" } }, RULE)) as { appUserId: Id };
       return data.appUserId;
     });
   }
@@ -52,7 +63,7 @@ export class SharedResources {
   storeId(): Promise<Id | undefined> {
     return this.once("store", async () => {
       const merchantId = await this.merchantId();
-      const data = this.ctx.expectSuccess(await this.ctx.signed("listStores", { query: { merchantId, pageSize: 100 } }), RULE) as { list: Array<{ id: Id; status: number }> };
+      const data = (await this.calls.success("listStores", { query: { merchantId, pageSize: 100 } }, RULE)) as { list: Array<{ id: Id; status: number }> };
       return data.list.find((s) => s.status === 0)?.id;
     });
   }
@@ -71,7 +82,7 @@ export class SharedResources {
 
   /** Creates a new order and returns its id exactly as the server sent it. */
   async newOrder(kind: "product" | "voucher" = "product"): Promise<Id> {
-    return this.ctx.expectSuccess(await this.ctx.signed("createOrder", { body: await this.orderBody(kind) }), RULE) as Id;
+    return (await this.calls.success("createOrder", { body: await this.orderBody(kind) }, RULE)) as Id;
   }
 
   /**
@@ -98,20 +109,10 @@ export class SharedResources {
   cardTemplate(): Promise<{ id: Id; cardType: number }> {
     return this.once("template", async () => {
       const merchantId = await this.merchantId();
-      const data = this.ctx.expectSuccess(await this.ctx.signed("listCardTemplates", { query: { merchantId } }), RULE) as { list: Array<{ id: Id; cardType: number }> };
+      const data = (await this.calls.success("listCardTemplates", { query: { merchantId } }, RULE)) as { list: Array<{ id: Id; cardType: number }> };
       const template = data.list.find((t) => t.cardType !== 0) ?? data.list[0];
       if (!template) throw new CheckSkipped("the merchant has no card templates");
       return template;
     });
   }
-}
-
-/** A paid order, through the sandbox control API (a real server cannot be paid by a checker). */
-export async function paidOrder(ctx: CheckContext, kind: "product" | "voucher"): Promise<Id> {
-  const control = ctx.requireControl();
-  const orderId = await ctx.resources.newOrder(kind);
-  const merchantId = await ctx.resources.merchantId();
-  const payment = ctx.expectSuccess(await ctx.signed("payOrder", { pathParams: { orderId }, body: { merchantId: BigInt(merchantId), notifyUrl: ctx.resources.notifyUrl() } }), "payOrder") as { tradeNo: string };
-  await control.payTrade(payment.tradeNo);
-  return orderId;
 }

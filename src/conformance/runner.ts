@@ -1,6 +1,7 @@
 // Runs the selected checks against a server and collects their results.
 import { randomBytes } from "node:crypto";
-import { CheckFailure, CheckSkipped, type Check, type CheckResult } from "./check.js";
+import type { Check, CheckResult } from "./check.js";
+import { CheckFailure, CheckSkipped, ConnectionError } from "./errors.js";
 import { ALL_CHECKS } from "./checks/index.js";
 import { CheckContext } from "./context.js";
 import { ControlApi } from "./control.js";
@@ -9,9 +10,8 @@ import { diagnoseClock, readingFromControl, readingFromDate, type ClockDiagnosis
 import { CLOCK_CHECK } from "./checks/clock.js";
 import { buildUrl, signedRequest } from "./requests.js";
 import { resolveOptions, type ConformanceOptions, type ResolvedOptions } from "./options.js";
-import { createRateLimiter } from "./rate-limiter.js";
+import { createRequestPacer } from "./pacer.js";
 import { CallbackReceiver } from "./receiver.js";
-import { SharedResources } from "./resources.js";
 import { schemasFor } from "../contract/index.js";
 
 export interface ConformanceReport {
@@ -27,14 +27,6 @@ export interface ConformanceReport {
 export interface RunHooks {
   onCheckStart?: (check: Check, done: number, total: number) => void;
   onCheckDone?: (result: CheckResult, done: number, total: number) => void;
-}
-
-/** The server could not be reached at all: a usage or connection problem, not a contract break. */
-export class ConnectionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConnectionError";
-  }
 }
 
 export function selectChecks(options: Pick<ResolvedOptions, "include" | "exclude" | "variants">, checks: readonly Check[] = ALL_CHECKS): Check[] {
@@ -57,7 +49,7 @@ function missingNeed(check: Check, options: ResolvedOptions): string | undefined
 export async function runConformance(input: ConformanceOptions, hooks: RunHooks = {}): Promise<ConformanceReport> {
   const options = resolveOptions(input);
   const started = Date.now();
-  const http = new ConformanceHttp({ timeoutMs: options.timeoutMs, limiter: createRateLimiter(options.rateLimit), ...(options.fetch && { fetch: options.fetch }) });
+  const http = new ConformanceHttp({ timeoutMs: options.timeoutMs, pacer: createRequestPacer(options.rateLimit), ...(options.fetch && { fetch: options.fetch }) });
 
   const probe = await http.send({ method: "GET", url: `${options.baseUrl}${options.basePath}/stores`, headers: {} });
   if (!probe.response) throw new ConnectionError(`cannot reach ${options.baseUrl}${options.basePath}: ${probe.error}`);
@@ -69,7 +61,6 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
   const receiver = wantsReceiver ? await startReceiver(options, runId) : undefined;
   const schemas = { signed: schemasFor("signed"), keyed: schemasFor("keyed") };
   const ctx = new CheckContext(options, http, schemas, control, receiver, runId);
-  ctx.resources = new SharedResources(ctx);
 
   const results: CheckResult[] = new Array(checks.length);
   let next = 0;

@@ -12,3 +12,4 @@ export { ENVELOPE_DIALECTS, envelopeCode, failureEnvelope, isSuccessCode, succes
 export { judgeAnswer, type ReceivedAnswer, type Verdict } from "./judge.js";
 /** How far X-Timestamp may be from the server's clock, each way (source: Authentication). */
 export { DEFAULT_WINDOW_SECONDS as SIGNATURE_WINDOW_SECONDS } from "../signing/index.js";
+export { MerchantOpenPlatformError } from "../errors.js";

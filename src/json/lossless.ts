@@ -13,6 +13,7 @@
 // compact: the signed open interface signs the exact body text, and the compact form is what
 // the source specifies.
 import { isInteger, parse, stringify } from "lossless-json";
+import { JsonValueError } from "./errors.js";
 import { countKeyEnds, DEPTH_PRESCAN_CHARS, findStructureProblem, findTooDeep, JsonStructureError, MAX_JSON_DEPTH, measureParsed } from "./structure.js";
 
 const SIXTEEN_DIGITS = /[0-9]{16}/;
@@ -39,7 +40,7 @@ export interface ParseJsonOptions {
  */
 export function parseJsonLossless(text: string, options: ParseJsonOptions = {}): unknown {
   if (typeof text !== "string") {
-    throw new TypeError(`parseJsonLossless expects JSON text (a string), got ${text === null ? "null" : typeof text}`);
+    throw new JsonValueError(`parseJsonLossless expects JSON text (a string), got ${text === null ? "null" : typeof text}`);
   }
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   // Fast path: an integer beyond 2^53 (9007199254740992) is written with at least 16 digits, so
@@ -76,7 +77,8 @@ export function parseJsonLossless(text: string, options: ParseJsonOptions = {}):
 /**
  * JSON.stringify without spaces, except that a `bigint` (anywhere in the value) is written as
  * its exact digits. Returns undefined where JSON.stringify does (undefined, a function or a
- * symbol at the top level). Throws a TypeError for a circular structure, as JSON.stringify does.
+ * symbol at the top level). Throws a JsonValueError (a TypeError) for a circular structure, as JSON.stringify
+ * throws a TypeError.
  */
 export function stringifyJson(value: unknown): string | undefined {
   assertAcyclic(value);
@@ -91,7 +93,7 @@ function assertAcyclic(root: unknown): void {
   const ancestors = new Set<object>();
   const visit = (value: unknown): void => {
     if (typeof value !== "object" || value === null) return;
-    if (ancestors.has(value)) throw new TypeError("Converting circular structure to JSON");
+    if (ancestors.has(value)) throw new JsonValueError("Converting circular structure to JSON");
     ancestors.add(value);
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (!Array.isArray(value) && typeof toJSON === "function") visit(toJSON.call(value));

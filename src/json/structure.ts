@@ -9,6 +9,7 @@
 // recursive walker after it (the validator, the int64 helpers, lossless-json itself) would
 // overflow the stack on a few thousand levels. No message of the platform nests beyond a handful
 // of levels; MAX_JSON_DEPTH leaves ample room.
+import { markAsPlatformError } from "../errors.js";
 
 /** Deepest nesting accepted: `{}` and `[]` are depth 1, `{"a":[{}]}` is depth 3. */
 export const MAX_JSON_DEPTH = 64;
@@ -17,9 +18,11 @@ export type JsonStructureProblem = "duplicate-key" | "too-deep";
 
 /**
  * JSON text that is well-formed but refused for its structure. A SyntaxError, so every caller
- * that already treats unreadable JSON as bad input treats this the same way.
+ * that already treats unreadable JSON as bad input treats this the same way; marked as one of
+ * the package's errors, so `instanceof MerchantOpenPlatformError` holds too.
  */
 export class JsonStructureError extends SyntaxError {
+  override readonly name = "JsonStructureError";
   /** Which rule was broken. */
   readonly problem: JsonStructureProblem;
   /** Zero-based character offset in the text: the duplicate key's opening quote, or the bracket one level too deep. */
@@ -35,13 +38,13 @@ export class JsonStructureError extends SyntaxError {
         ? `Duplicate key ${JSON.stringify(detail.key)} at position ${position} (a key may appear only once per object)`
         : `Nesting deeper than ${detail.limit} levels at position ${position}`,
     );
-    this.name = "JsonStructureError";
     this.problem = problem;
     this.position = position;
     this.key = detail.key;
     this.limit = detail.limit;
   }
 }
+markAsPlatformError(JsonStructureError);
 
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;

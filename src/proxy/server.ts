@@ -14,6 +14,7 @@ import { capProblems, checkRequestShape, checkSignature } from "./request-check.
 import { interfaceOf, parseRequestTarget, type Variant } from "./request-target.js";
 import { signedHeaders } from "./signing.js";
 import { createUpstream } from "./upstream.js";
+import { ProxyConfigError } from "./errors.js";
 
 export interface ProxyViolation {
   time: string;
@@ -199,8 +200,8 @@ function signingOptions(options: ProxyOptions, now: () => number) {
   if (!options.sign) return undefined;
   const sign = options.sign === true ? {} : options.sign;
   const apps = options.secrets;
-  if (!apps || apps.size === 0) throw new Error("signing needs an app key and its secret");
+  if (!apps || apps.size === 0) throw new ProxyConfigError("secrets", "signing needs an app key and its secret");
   const defaultAppKey = sign.appKey ?? [...apps.keys()][0]!;
-  if (!apps.get(defaultAppKey)?.length) throw new Error(`signing app ${defaultAppKey} has no secret`);
+  if (!apps.get(defaultAppKey)?.length) throw new ProxyConfigError("sign.appKey", `signing app ${defaultAppKey} has no secret`);
   return { apps, defaultAppKey, replace: sign.replace ?? false, now, ...(sign.nonce && { nonce: sign.nonce }) };
 }

@@ -1,6 +1,7 @@
 // The sandbox's notion of "now": an injectable base clock plus an offset that the control
 // API moves forward. Signature windows, trade expiry, openNow, rate limits and callback
 // timestamps all read this one clock, so advancing it moves them together.
+import { SandboxConfigError } from "./errors.js";
 
 /** A clock in epoch milliseconds. */
 export interface Clock {
@@ -24,7 +25,7 @@ export function createSandboxClock(base: Clock = { now: () => Date.now() }): San
       return offsetMs;
     },
     advance(ms: number) {
-      if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`the clock only moves forward, got ${ms} ms`);
+      if (!Number.isFinite(ms) || ms < 0) throw new SandboxConfigError("ms", `the clock only moves forward, got ${ms} ms`);
       offsetMs += ms;
     },
     resetOffset() {

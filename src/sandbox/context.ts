@@ -7,11 +7,11 @@ import type { ServedHosts } from "./site-guard.js";
 import type { CallbackDispatcher } from "./callbacks/dispatcher.js";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxLogger } from "./logger.js";
-import type { SandboxStore } from "./store/types.js";
+import type { SandboxRecords } from "./store/types.js";
 import type { IdRange } from "./domain/id-range.js";
 
 export interface SandboxContext {
-  store: SandboxStore;
+  records: SandboxRecords;
   clock: SandboxClock;
   callbacks: CallbackDispatcher;
   logger: SandboxLogger;

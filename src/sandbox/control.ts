@@ -1,6 +1,6 @@
 // The control API's operations (openapi/sandbox-control): the sandbox acting as the paying user,
 // the merchant and time itself. No signature: it is a local developer tool (docs/sandbox.md).
-import type { CallbackEvent } from "./callbacks/dispatcher.js";
+import type { CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
 import { formatPlatformTime } from "./clock.js";
 import type { SandboxContext } from "./context.js";
 import { approveApplication, rejectApplication } from "./domain/member-cards.js";
@@ -23,7 +23,7 @@ export function advanceClock(ctx: SandboxContext, seconds: number) {
   return { ...clockView(ctx), expiredTrades };
 }
 
-export function deliveryView(event: CallbackEvent) {
+export function deliveryView(event: CallbackDeliveryRecord) {
   return {
     eventId: event.eventId,
     type: event.type,
@@ -44,7 +44,7 @@ export interface DeliveryFilter {
   eventId?: string;
   tradeNo?: string;
   applicationId?: bigint;
-  status?: CallbackEvent["status"];
+  status?: CallbackDeliveryRecord["status"];
 }
 
 export function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter) {
@@ -61,8 +61,8 @@ export function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter) {
 
 export function resetState(ctx: SandboxContext) {
   ctx.callbacks.reset();
-  ctx.store.reset();
-  return { merchants: ctx.store.merchants().length, stores: ctx.store.stores().length, cardTemplates: ctx.store.cardTemplates().length, apps: ctx.store.apps().length };
+  ctx.records.reset();
+  return { merchants: ctx.records.merchants().length, stores: ctx.records.stores().length, cardTemplates: ctx.records.cardTemplates().length, apps: ctx.records.apps().length };
 }
 
 export function controlOperations(ctx: SandboxContext): OperationHandlers<ControlOperations, typeof sandboxControlOperations> {

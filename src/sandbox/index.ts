@@ -9,7 +9,7 @@ import type { Express } from "express";
 import { SignedErrors } from "../../generated/error-codes.js";
 import { createSandboxApp } from "./app.js";
 import { createRateLimiter, warmUpValidators } from "../server/index.js";
-import { createCallbackDispatcher, DEFAULT_CALLBACK_SCHEDULE_MS, type CallbackDispatcher } from "./callbacks/dispatcher.js";
+import { createCallbackDispatcher, DEFAULT_CALLBACK_SCHEDULE_MS, type CallbackDeliveryRecord, type CallbackDispatcher } from "./callbacks/dispatcher.js";
 import { createSandboxClock, type Clock, type SandboxClock } from "./clock.js";
 import type { SandboxContext } from "./context.js";
 import { defaultFixtures, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
@@ -21,9 +21,12 @@ import { createCashierKeys } from "./cashier-key.js";
 import { deliveryTargetProblem, type Lookup, type NotifyPolicy } from "./notify-target.js";
 import { ServedHosts } from "./site-guard.js";
 import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
-import type { SandboxStore } from "./store/types.js";
+import type { SandboxRecords } from "./store/types.js";
+import { SandboxConfigError } from "./errors.js";
 
-export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackEvent } from "./callbacks/dispatcher.js";
+export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
+/** @deprecated The former name of CallbackDeliveryRecord (a CallbackEvent is a payload, from the package root). */
+export type CallbackEvent = CallbackDeliveryRecord;
 export { createSandboxClock, formatPlatformTime, type Clock, type SandboxClock } from "./clock.js";
 export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
 export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
@@ -31,6 +34,8 @@ export { ORDER_ID_BASE } from "./domain/orders.js";
 export { ID_RANGES, idsRoundingTo, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
 export { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits.js";
+export { MerchantOpenPlatformError } from "../errors.js";
+export { SandboxConfigError } from "./errors.js";
 /** Nonces the sandbox remembers at once: 5 minutes of about 3,300 signed requests per second. */
 export const SANDBOX_NONCE_CAPACITY = 1_000_000;
 export type * from "./store/types.js";
@@ -100,7 +105,7 @@ export interface ListeningSandbox {
 export interface Sandbox {
   app: Express;
   listen(options?: { port?: number; host?: string }): Promise<ListeningSandbox>;
-  state: SandboxStore;
+  state: SandboxRecords;
   clock: SandboxClock;
   callbacks: CallbackDispatcher;
   /** Settles when the validators of all three specs are compiled (listen() starts that). */
@@ -148,7 +153,7 @@ function sandboxNonceStore(capacity: number, apps: number): NonceStore {
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const idRange = options.idRange ?? "large";
   if (!(ID_RANGE_NAMES as readonly unknown[]).includes(idRange)) {
-    throw new RangeError(`createSandbox: idRange must be "large" or "safe", got ${JSON.stringify(idRange)}`);
+    throw new SandboxConfigError("idRange", `createSandbox: idRange must be "large" or "safe", got ${JSON.stringify(idRange)}`);
   }
   const fixtures = loadFixtureOption(options.fixtures, idRange);
   const serverLimits = resolveServerLimits(options.server);
@@ -168,7 +173,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   servedHosts.addUrl(options.publicBaseUrl);
   for (const host of options.allowedHosts ?? []) servedHosts.add(host);
   const ctx: SandboxContext = {
-    store: createMemoryStore(fixtures, { ...DEFAULT_STORE_QUOTAS, ...options.quotas }),
+    records: createMemoryStore(fixtures, { ...DEFAULT_STORE_QUOTAS, ...options.quotas }),
     clock,
     callbacks,
     logger,
@@ -226,7 +231,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   return {
     app,
     listen,
-    state: ctx.store,
+    state: ctx.records,
     clock,
     callbacks,
     ready: warmUpValidators,

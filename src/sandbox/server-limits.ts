@@ -4,6 +4,7 @@
 // thousand slow clients hold the sandbox's memory; these are sized for a local tool talking to
 // test code and are listed in docs/sandbox.md ("Limits").
 import type { Server, ServerOptions } from "node:http";
+import { SandboxConfigError } from "./errors.js";
 
 export interface ServerLimits {
   /** Time to receive a request's headers, from the connection or the previous request. Default 10,000 ms. */
@@ -23,14 +24,14 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxConnections: 256,
 });
 
-/** The defaults with the given overrides, checked (a RangeError names a bad one). */
+/** The defaults with the given overrides, checked (a SandboxConfigError names a bad one). */
 export function resolveServerLimits(overrides: Partial<ServerLimits> = {}): ServerLimits {
   const limits = { ...DEFAULT_SERVER_LIMITS, ...overrides };
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`server limit ${name} must be a whole number of at least 1, got ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value < 1) throw new SandboxConfigError(`server.${name}`, `server limit ${name} must be a whole number of at least 1, got ${String(value)}`);
   }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new RangeError(`server limit headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed requestTimeoutMs (${limits.requestTimeoutMs})`);
+    throw new SandboxConfigError("server.headersTimeoutMs", `server limit headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed requestTimeoutMs (${limits.requestTimeoutMs})`);
   }
   return limits;
 }

@@ -2,11 +2,12 @@
 // API) or {code, message, data} (key-based interface), written losslessly.
 //
 // How int64 answers pass response validation: installExactJson replaces res.json, BEFORE the
-// validator wraps it, with a writer that sends state.exactAnswer (bigints intact). Handlers'
-// results go through respond(), which keeps the exact body there and calls res.json with a
-// Number copy; the validator checks that copy and hands it on to the writer, which sends the
-// exact body instead. A failed response validation is recorded by the validator's onError
-// (validator.ts) and the writer then sends 100099 instead of the invalid body.
+// validator wraps it, with a writer (exactJson). Handlers' results go through respond(), which
+// gives res.json the body itself, or a Number copy when it holds a bigint; only when that copy
+// rounded an id (beyond 2^53) does the exact body wait in the request state (exactAnswer). The
+// validator checks what res.json got and hands it on to the writer, which sends the exact body
+// when one waits, else what it was given. A failed response validation is recorded by the
+// validator's onError (validator.ts) and the writer then sends 100099 instead of the invalid body.
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
 import { failureEnvelope, successEnvelope, type Dialect } from "../contract/index.js";

@@ -4,6 +4,7 @@
 // envelope itself is written in envelope.ts.
 import { error as validatorErrors } from "express-openapi-validator";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
+import { MerchantOpenPlatformError } from "../errors.js";
 
 export type SignedErrorName = keyof typeof SignedErrors;
 export type KeyedErrorName = keyof typeof KeyedErrors;
@@ -14,7 +15,7 @@ interface RegistryEntry {
 }
 
 /** The server refuses the request with this registry entry; the pipeline answers it as an error envelope. (The client's ApiError is the other side of the same envelope.) */
-export class RefusalError extends Error {
+export class RefusalError extends MerchantOpenPlatformError {
   override readonly name = "RefusalError";
   constructor(
     readonly registryName: SignedErrorName | KeyedErrorName,
@@ -27,7 +28,7 @@ export class RefusalError extends Error {
 }
 
 /** The kit was given an option it cannot use; `field` names it. */
-export class ServerConfigError extends Error {
+export class ServerConfigError extends MerchantOpenPlatformError {
   override readonly name = "ServerConfigError";
   constructor(
     readonly field: string,

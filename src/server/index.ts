@@ -25,6 +25,7 @@ export type {
 } from "./handlers.js";
 export { createRateLimiter, type ApiKeyAccount, type ApiKeyLookup, type AppLookup, type RateLimiter, type ServerApp } from "./auth.js";
 export { RefusalError, describeValidationErrors, keyedError, LISTED_VALIDATION_ERRORS, ServerConfigError, signedError, toFailure, toKeyedName, type Failure, type KeyedErrorName, type SignedErrorName } from "./errors.js";
+export { MerchantOpenPlatformError } from "../errors.js";
 export { stderrLogger, type ServerLogger } from "./logger.js";
 export { requestState, type RequestState } from "./state.js";
 export { BODY_LIMIT_BYTES, isJsonContentType } from "./body.js";

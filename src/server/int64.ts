@@ -1,8 +1,10 @@
-// int64 in the server kit and the sandbox (DESIGN item 11): ids are bigint inside, JSON is read and written
-// losslessly (src/json, the package's one int64 decision), and only the validator ever sees
-// Numbers (Ajv's `integer` refuses bigint). A Number copy may round an id above 2^53, which is
-// harmless for validation (the rules are "integer", "minimum 1", "format int64"); the exact
-// value travels beside it.
+// int64 in the server kit and the sandbox (DESIGN item 11): JSON is read and written losslessly (src/json, the
+// package's one int64 decision), so an integer beyond 2^53 is a bigint in a parsed body and in an
+// answer, and the store keeps every id as a bigint (toId). Ajv's `integer` refuses a bigint, so
+// the validators get a copy with Numbers instead: forValidator for request bodies, validatorCopy
+// for answers, toNumberCopy for fixtures and callback payloads. A Number copy may round an id
+// above 2^53, which is harmless for validation (the rules are "integer", "minimum 1", "format
+// int64"); the exact value travels beside it.
 //
 // Fast paths (the hot path of every request, measured in docs/performance.md): most bodies hold no
 // integer that a double cannot carry, and for those the engine's JSON.parse and JSON.stringify

@@ -1,9 +1,11 @@
-// The one error the signing functions throw: a caller passed something that cannot be signed.
+// The errors of the signing part: above all SigningInputError, a caller passed something that
+// cannot be signed (or a nonce store option it cannot use).
 // A named class (never a bare TypeError) so callers can tell a programming mistake on their
 // side apart from everything else, and so the CLI can turn it into a usage error.
+import { MerchantOpenPlatformError } from "../errors.js";
 
 /** A signing function was called with something that cannot be signed; `field` names the input at fault. */
-export class SigningInputError extends Error {
+export class SigningInputError extends MerchantOpenPlatformError {
   override readonly name = "SigningInputError";
 
   /** The input field at fault, e.g. "appSecret" or "body". */
@@ -32,4 +34,9 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return `an object (${value.constructor?.name ?? "Object"})`;
   return typeof value;
+}
+
+/** A shared nonce store (Redis) could not be reached when asked to be ready. */
+export class NonceStoreUnavailableError extends MerchantOpenPlatformError {
+  override readonly name = "NonceStoreUnavailableError";
 }

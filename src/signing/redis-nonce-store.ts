@@ -6,7 +6,7 @@
 // check refuses the request (100006), because accepting it could accept a replay. ioredis is an
 // optional peer dependency, loaded only when a Redis store is created.
 import type { Redis, RedisOptions } from "ioredis";
-import { SigningInputError } from "./errors.js";
+import { NonceStoreUnavailableError, SigningInputError } from "./errors.js";
 import type { NonceStore, NonceUse } from "./nonce-store.js";
 
 export interface RedisNonceStoreOptions {
@@ -100,7 +100,7 @@ export async function createRedisNonceStore(options: RedisNonceStoreOptions): Pr
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`Redis at ${redactUrl(options.url)} did not answer within ${commandTimeoutMs * 4} ms`));
+          reject(new NonceStoreUnavailableError(`Redis at ${redactUrl(options.url)} did not answer within ${commandTimeoutMs * 4} ms`));
         }, commandTimeoutMs * 4);
         const onReady = () => {
           cleanup();

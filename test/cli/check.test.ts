@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { XMLParser } from "fast-xml-parser";
 import { generate } from "selfsigned";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { ALL_CHECKS } from "../../src/conformance/index.js";
@@ -35,14 +35,10 @@ afterAll(async () => {
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
-async function mop(args: string[]) {
+async function mop(args: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
-  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), isTTY: false };
+  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), isTTY: false, env };
   const code = await main(["check", ...args], io);
   return { code, stdout, stderr };
 }
@@ -113,11 +109,9 @@ describe("mop check: usage", () => {
 
 describe("mop check: runs", () => {
   it("a conforming server: exit 0, JSON and JUnit reports written, no secret anywhere", async () => {
-    vi.stubEnv("MOP_APP_SECRETS", SECRETS.join(","));
-    vi.stubEnv("MOP_API_KEY", API_KEY);
     const json = join(dir, "pass.json");
     const junit = join(dir, "pass.xml");
-    const { code, stdout, stderr } = await mop([...target(listening.url), "--include", "signature,keyed,callbacks,clock", "--callback-wait", "3000", "--report", `json:${json}`, "--report", `junit:${junit}`]);
+    const { code, stdout, stderr } = await mop([...target(listening.url), "--include", "signature,keyed,callbacks,clock", "--callback-wait", "3000", "--report", `json:${json}`, "--report", `junit:${junit}`], { MOP_APP_SECRETS: SECRETS.join(","), MOP_API_KEY: API_KEY });
     expect(stderr).toBe("");
     expect(code, stdout).toBe(0);
     expect(stdout).toMatch(/\n\d+ passed, 0 failed, 0 skipped in [\d.]+ s against http:\/\/127\.0\.0\.1:\d+\/open-api\/v1\n$/);
@@ -132,10 +126,9 @@ describe("mop check: runs", () => {
   });
 
   it("a server wrong in one way: exit 1, the failure explained, no secret anywhere", async () => {
-    vi.stubEnv("MOP_APP_SECRET", SECRETS[0]!);
     const json = join(dir, "fail.json");
     const junit = join(dir, "fail.xml");
-    const { code, stdout, stderr } = await mop([...target(faulty.url), "--api-key", API_KEY, "--include", "keyed,signature.wrong-secret", "--report", `json:${json}`, "--report", `junit:${junit}`]);
+    const { code, stdout, stderr } = await mop([...target(faulty.url), "--api-key", API_KEY, "--include", "keyed,signature.wrong-secret", "--report", `json:${json}`, "--report", `junit:${junit}`], { MOP_APP_SECRET: SECRETS[0]! });
     expect(code).toBe(1);
     expect(stdout).toMatch(/FAIL keyed\.bearer-required: .*\n {4}problem: {2}the server accepted an unknown API key\n {4}expected: refusal with code 401\n {4}rule: /);
     expect(stdout).toMatch(/Authorization: Bearer …/);

@@ -3,15 +3,23 @@
 import { spawn } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Command } from "../../src/cli/commands.js";
+import type { Subcommand } from "../../src/cli/io.js";
+import { runCommand } from "../../src/cli/main.js";
 import { createProxyCommand, proxyCommand } from "../../src/cli/proxy.js";
 import { createSandbox, type ListeningSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
 const SECRET = "demo-app-secret";
 
-function fakeIo() {
+function fakeIo(env: Record<string, string> = {}) {
   const out = { stdout: "", stderr: "" };
-  return { out, io: { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false } };
+  return { out, io: { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false, env } };
+}
+
+/** As main() runs it: usage errors reported and turned into exit code 2. */
+function proxy(command: Subcommand): Command {
+  return { name: "proxy", summary: "", run: command };
 }
 
 let sandbox: Sandbox;
@@ -45,9 +53,9 @@ describe("options", () => {
     [["--target", "http://127.0.0.1:1", "--timeout", "5s"], {}, /--timeout must be a whole number of milliseconds/],
     [["--target", "http://127.0.0.1:1", "--colour"], {}, /Unknown option '--colour'/],
   ])("%j exits 2 with a clear message and no secret", async (args, env, message) => {
-    const { out, io } = fakeIo();
-    const command = createProxyCommand({ env, stopSignal: Promise.resolve() });
-    expect(await command(args, io)).toBe(2);
+    const { out, io } = fakeIo(env);
+    const command = createProxyCommand({ stopSignal: Promise.resolve() });
+    expect(await runCommand(proxy(command), args, io)).toBe(2);
     expect(out.stderr).toMatch(message);
     expect(out.stdout + out.stderr).not.toContain(SECRET);
   });
@@ -58,8 +66,8 @@ describe("options", () => {
     const { port } = blocker.address() as AddressInfo;
     try {
       const { out, io } = fakeIo();
-      const command = createProxyCommand({ env: {}, stopSignal: Promise.resolve() });
-      expect(await command(["--target", listening.url, "--port", String(port)], io)).toBe(2);
+      const command = createProxyCommand({ stopSignal: Promise.resolve() });
+      expect(await runCommand(proxy(command), ["--target", listening.url, "--port", String(port)], io)).toBe(2);
       expect(out.stderr).toContain(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
@@ -69,12 +77,12 @@ describe("options", () => {
 
 describe("running in-process", () => {
   it("signs with MOP_APP_SECRET, logs violations as JSON lines, stops with 0, never prints the secret", async () => {
-    const { out, io } = fakeIo();
+    const { out, io } = fakeIo({ MOP_APP_SECRET: SECRET });
     let stop!: () => void;
     let url!: string;
     let exit!: Promise<number>;
     const listeningProxy = new Promise<void>((resolve) => {
-      const command = createProxyCommand({ env: { MOP_APP_SECRET: SECRET }, stopSignal: new Promise((r) => (stop = r)), onListening: (u) => ((url = u), resolve()) });
+      const command = createProxyCommand({ stopSignal: new Promise((r) => (stop = r)), onListening: (u) => ((url = u), resolve()) });
       exit = command(["--target", listening.url, "--port", "0", "--sign", "--app-key", "demo-app-key", "--json", "--fail-on-violation"], io);
     });
     await listeningProxy;
@@ -95,8 +103,8 @@ describe("running in-process", () => {
   });
   it("warns loudly when it signs on an address other machines can reach", async () => {
     for (const [host, warned] of [["0.0.0.0", true], ["127.0.0.2", false]] as const) {
-      const { out, io } = fakeIo();
-      const command = createProxyCommand({ env: { MOP_APP_SECRET: SECRET }, stopSignal: Promise.resolve() });
+      const { out, io } = fakeIo({ MOP_APP_SECRET: SECRET });
+      const command = createProxyCommand({ stopSignal: Promise.resolve() });
       expect(await command(["--target", listening.url, "--host", host, "--port", "0", "--sign", "--app-key", "demo-app-key"], io)).toBe(0);
       expect(out.stderr.includes("WARNING: signing for demo-app-key on 0.0.0.0, which is not a loopback address"), out.stderr).toBe(warned);
       expect(out.stdout + out.stderr).not.toContain(SECRET);

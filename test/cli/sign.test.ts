@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
-import { signCommand } from "../../src/cli/sign.js";
+import { main } from "../../src/cli/main.js";
 
 interface ValidVector {
   name: string;
@@ -29,8 +29,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function mopSign(args: string[]) {
   let stdout = "";
   let stderr = "";
-  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), isTTY: false };
-  const code = await signCommand(args, io);
+  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), isTTY: false, env: {} };
+  const code = await main(["sign", ...args], io);
   return { code, stdout, stderr };
 }
 

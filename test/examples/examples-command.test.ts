@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function capture(): { io: CliIo; out: () => { stdout: string; stderr: string } } {
   let stdout = "";
   let stderr = "";
-  return { io: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTTY: false }, out: () => ({ stdout, stderr }) };
+  return { io: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTTY: false, env: {} }, out: () => ({ stdout, stderr }) };
 }
 
 describe("mop examples", () => {
@@ -44,10 +44,10 @@ describe("mop examples", () => {
 
   it("refuses two folders and unknown options with exit code 2", async () => {
     const two = capture();
-    expect(await examplesCommand(["a", "b"], two.io)).toBe(2);
+    expect(await main(["examples", "a", "b"], two.io)).toBe(2);
     expect(two.out().stderr).toContain("one target folder at most");
     const unknown = capture();
-    expect(await examplesCommand(["--force"], unknown.io)).toBe(2);
+    expect(await main(["examples", "--force"], unknown.io)).toBe(2);
     expect(unknown.out().stderr).toContain("--force");
   });
 

@@ -6,7 +6,7 @@
 // finally be delivered on schedule, none lost, and none sent again after its acknowledgement.
 import { afterEach, describe, expect, it } from "vitest";
 import { parseJsonLossless } from "../../src/json/index.js";
-import { DEFAULT_CALLBACK_SCHEDULE_MS, type CallbackEvent } from "../../src/sandbox/index.js";
+import { DEFAULT_CALLBACK_SCHEDULE_MS, type CallbackDeliveryRecord } from "../../src/sandbox/index.js";
 import { createMemoryNonceStore, verifySignedRequest } from "../../src/signing/index.js";
 import { DEMO, startSandbox, T0, type TestSandbox } from "../sandbox/helpers.js";
 import { closedPort, startScriptedReceiver, until, type ScriptedReceiver } from "./support.js";
@@ -45,7 +45,7 @@ async function advance(sb: TestSandbox, seconds: number): Promise<void> {
   expect(answer.json?.code, answer.text).toBe(0);
 }
 
-function event(sb: TestSandbox, eventId: string): CallbackEvent {
+function event(sb: TestSandbox, eventId: string): CallbackDeliveryRecord {
   const found = sb.sandbox.callbacks.event(eventId);
   if (!found) throw new Error(`no event ${eventId}`);
   return found;

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseSchedule, sandboxCommand } from "../../src/cli/sandbox.js";
+import { main } from "../../src/cli/main.js";
 import { defaultFixturesText } from "../../src/sandbox/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
@@ -12,7 +13,7 @@ import { DEMO } from "./helpers.js";
 
 function fakeIo() {
   const out = { stdout: "", stderr: "" };
-  return { out, io: { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false } };
+  return { out, io: { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false, env: {} } };
 }
 
 describe("options", () => {
@@ -43,7 +44,7 @@ describe("options", () => {
     [["--fixtures", "/no/such/file.json"], /cannot read --fixtures/],
   ])("refuses %j as a usage error", async (args, message) => {
     const { out, io } = fakeIo();
-    expect(await sandboxCommand(args, io)).toBe(2);
+    expect(await main(["sandbox", ...args], io)).toBe(2);
     expect(out.stderr).toMatch(message);
   });
 

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, idsRoundingTo } from "../../src/sandbox/index.js";
 import { sandboxCommand } from "../../src/cli/sandbox.js";
+import { main } from "../../src/cli/main.js";
 import { BASIC, BIG_MERCHANT, startSandbox, type Answer, type TestSandbox } from "./helpers.js";
 
 const TWO_53 = 2n ** 53n;
@@ -127,7 +128,7 @@ describe("createSandbox({ idRange })", () => {
 describe("mop sandbox --id-range", () => {
   function fakeIo() {
     const out = { stdout: "", stderr: "" };
-    return { out, io: { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false } };
+    return { out, io: { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false, env: {} } };
   }
 
   it("is listed in --help", async () => {
@@ -138,7 +139,7 @@ describe("mop sandbox --id-range", () => {
 
   it("refuses an unknown range as a usage error", async () => {
     const { out, io } = fakeIo();
-    expect(await sandboxCommand(["--id-range", "small", "--port", "0"], io)).toBe(2);
+    expect(await main(["sandbox", "--id-range", "small", "--port", "0"], io)).toBe(2);
     expect(out.stderr).toContain('--id-range must be "large" or "safe", got "small"');
   });
 });

@@ -3,6 +3,7 @@
 // refused (fail closed) until it returns.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxCommand } from "../../src/cli/sandbox.js";
+import { main } from "../../src/cli/main.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
 import { createRedisNonceStore, type RedisNonceStore } from "../../src/signing/index.js";
 import { redisServerMissing, startRedisServer, type RedisServer } from "../support/redis.js";
@@ -68,12 +69,12 @@ describe.skipIf(redisServerMissing)("a nonce store shared through Redis", () => 
 
   it("mop sandbox --nonce-store names an unreachable Redis and exits 1; a wrong scheme is a usage error", async () => {
     const out = { stdout: "", stderr: "" };
-    const io = { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false };
+    const io = { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false, env: {} };
     expect(await sandboxCommand(["--nonce-store", "redis://:hunter2@127.0.0.1:1/0", "--port", "0"], io)).toBe(1);
     expect(out.stderr).toMatch(/did not answer/);
     expect(out.stderr).not.toContain("hunter2");
     out.stderr = "";
-    expect(await sandboxCommand(["--nonce-store", "mysql://127.0.0.1"], io)).toBe(2);
+    expect(await main(["sandbox", "--nonce-store", "mysql://127.0.0.1"], io)).toBe(2);
     expect(out.stderr).toMatch(/--nonce-store must be/);
   });
 });

@@ -24,7 +24,7 @@ const APP_KEY = "demo-app-key";
 const clock = createSandboxClock();
 const logger = createQuietLogger();
 const ctx: SandboxContext = {
-  store: createMemoryStore(defaultFixtures(), { maxOrdersPerApp: Number.MAX_SAFE_INTEGER, maxTradesPerApp: Number.MAX_SAFE_INTEGER }),
+  records: createMemoryStore(defaultFixtures(), { maxOrdersPerApp: Number.MAX_SAFE_INTEGER, maxTradesPerApp: Number.MAX_SAFE_INTEGER }),
   clock,
   callbacks: createCallbackDispatcher({ clock, logger, scheduleMs: [1000], timeoutMs: 5000, fetch: (input, init) => fetch(input, init) }),
   logger,

@@ -4,7 +4,8 @@ import { verifySignedRequest } from "../../signing/index.js";
 import { parseJsonLossless } from "../../json/index.js";
 import { SignedErrors } from "../../../generated/error-codes.js";
 import { SIGNATURE_WINDOW_SECONDS } from "../../contract/index.js";
-import { CheckFailure, CheckSkipped, type Check } from "../check.js";
+import { type Check } from "../check.js";
+import { CheckFailure, CheckSkipped } from "../errors.js";
 import type { CheckContext } from "../context.js";
 import type { Delivery } from "../receiver.js";
 

@@ -1,7 +1,8 @@
 // clock.*: the server's clock agrees with true time within the signature window. Measured once
 // before the checks (src/conformance/clock.ts); when it does not, this is the one failure and
 // every check that signs requests is skipped instead of failing with 100004 one by one.
-import { CheckFailure, type Check } from "../check.js";
+import type { Check } from "../check.js";
+import { CheckFailure } from "../errors.js";
 import { SIGNATURE_WINDOW_SECONDS } from "../../contract/index.js";
 
 export const CLOCK_CHECK = "clock.within-window";

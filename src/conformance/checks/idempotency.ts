@@ -1,7 +1,8 @@
 // idempotency.*: outTradeNo is the idempotency key of cashier creation (DESIGN item 7).
 import { SignedErrors } from "../../../generated/error-codes.js";
-import { CheckFailure, type Check } from "../check.js";
-import { paidOrder } from "../resources.js";
+import { type Check } from "../check.js";
+import { CheckFailure } from "../errors.js";
+import { paidOrder } from "./paid-order.js";
 
 const RULE = "source: Payment trade input, outTradeNo \"idempotency key; globally unique\"; DESIGN item 7";
 const REFUND_RULE = "signed spec, refundOrder: outRefundNo is the refund's idempotency key; DESIGN item 7";

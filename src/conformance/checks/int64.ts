@@ -3,7 +3,8 @@
 // its double-rounded form must be a different, unknown id: a server that reads ids as doubles
 // finds the same record under both, one that issues large ids exactly does not.
 import { SignedErrors } from "../../../generated/error-codes.js";
-import { CheckFailure, CheckSkipped, type Check } from "../check.js";
+import { type Check } from "../check.js";
+import { CheckFailure, CheckSkipped } from "../errors.js";
 import type { Answer, CheckContext } from "../context.js";
 
 const RULE = "DESIGN item 11; signed spec, Int64Id (integer, format int64)";

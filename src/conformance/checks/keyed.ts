@@ -1,6 +1,7 @@
 // keyed.*: the key-based interface: bearer enforcement, envelope 200, pagination limits.
 import { KeyedErrors } from "../../../generated/error-codes.js";
-import { CheckFailure, type Check } from "../check.js";
+import { type Check } from "../check.js";
+import { CheckFailure } from "../errors.js";
 
 const RULE = "source: Authentication, key-based variant; Endpoints, GET /v1/merchants; keyed spec";
 

@@ -1,6 +1,7 @@
 // permissions.*: an app sees only its authorised merchants (100008 otherwise).
 import { SignedErrors } from "../../../generated/error-codes.js";
-import { CheckSkipped, type Check } from "../check.js";
+import { type Check } from "../check.js";
+import { CheckSkipped } from "../errors.js";
 
 const RULE = "source: Errors, 100008 \"no data permission for that merchant\"; Authentication, permission facts";
 

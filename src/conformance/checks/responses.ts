@@ -1,9 +1,10 @@
 // responses.<operationId>: every operation is called with valid data, built from what earlier
 // calls returned, and its answer must validate against the spec (envelope and content type included).
-import { CheckSkipped, type Check } from "../check.js";
+import { type Check } from "../check.js";
+import { CheckSkipped } from "../errors.js";
 import type { CheckContext } from "../context.js";
 import type { RequestInput } from "../requests.js";
-import { paidOrder } from "../resources.js";
+import { paidOrder } from "./paid-order.js";
 
 type Id = number | bigint;
 

@@ -3,7 +3,8 @@
 import { SignedErrors } from "../../../generated/error-codes.js";
 import { randomUUID } from "node:crypto";
 import { sign } from "../../signing/index.js";
-import { CheckFailure, type Check } from "../check.js";
+import { type Check } from "../check.js";
+import { CheckFailure } from "../errors.js";
 import type { CheckContext } from "../context.js";
 import { describeSkew, windowProbeOffsets } from "../clock.js";
 import type { SignatureTamper } from "../requests.js";

@@ -1,6 +1,7 @@
 // state.*: the preconditions the source states for payment, cancellation, refund and write-off.
 import { SignedErrors } from "../../../generated/error-codes.js";
-import { CheckFailure, type Check } from "../check.js";
+import { type Check } from "../check.js";
+import { CheckFailure } from "../errors.js";
 
 const RULE = "source: States and transitions, stated preconditions; DESIGN item 2";
 

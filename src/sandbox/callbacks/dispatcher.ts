@@ -12,6 +12,7 @@ import { formatPlatformTime } from "../clock.js";
 import { stringifyExactJson, toNumberCopy } from "../../server/index.js";
 import type { SandboxLogger } from "../logger.js";
 import { schemasFor } from "../../contract/index.js";
+import { MerchantOpenPlatformError } from "../../errors.js";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -69,7 +70,11 @@ async function bodyStart(body: ReadableStream<Uint8Array> | null, limit: number)
   return Buffer.concat(chunks).subarray(0, limit).toString("utf8");
 }
 
-export interface CallbackEvent {
+/**
+ * One callback as the sandbox sends it: the event, its target and every attempt (the control
+ * API's CallbackDelivery). Not the payload: that is CallbackEvent of the callbacks part.
+ */
+export interface CallbackDeliveryRecord {
   eventId: string;
   type: CallbackEventType;
   appKey: string;
@@ -101,7 +106,7 @@ export interface CallbackInput {
 
 /** A validated event, built before the state changes so that a bad payload changes nothing. */
 export interface PreparedCallback {
-  readonly event: CallbackEvent;
+  readonly event: CallbackDeliveryRecord;
   readonly secret: string | undefined;
 }
 
@@ -119,9 +124,9 @@ export interface CallbackDispatcher {
   /** Builds and validates an event against its webhook schema; throws when it does not fit (a sandbox bug). */
   prepare(input: CallbackInput): PreparedCallback;
   /** Records the event and makes the first attempt. */
-  dispatch(prepared: PreparedCallback): CallbackEvent;
-  event(eventId: string): CallbackEvent | undefined;
-  events(): CallbackEvent[];
+  dispatch(prepared: PreparedCallback): CallbackDeliveryRecord;
+  event(eventId: string): CallbackDeliveryRecord | undefined;
+  events(): CallbackDeliveryRecord[];
   /**
    * One more attempt now, for the dashboard's resend button: a delivered or failed event goes
    * back to pending for it. Answers why not when it cannot be sent.
@@ -145,7 +150,9 @@ export function newEventId(): string {
 }
 
 /** A target the policy refuses: the attempt fails with this reason, nothing is sent. */
-class RefusedTarget extends Error {}
+class RefusedTarget extends MerchantOpenPlatformError {
+  override readonly name = "RefusedTarget";
+}
 
 function describeFetchError(error: unknown): string {
   if (error instanceof RefusedTarget) return `refused: ${error.message}`;
@@ -156,7 +163,7 @@ function describeFetchError(error: unknown): string {
 
 export function createCallbackDispatcher(options: CallbackDispatcherOptions): CallbackDispatcher {
   const { clock, logger, scheduleMs, timeoutMs } = options;
-  const events = new Map<string, { event: CallbackEvent; secret: string | undefined }>();
+  const events = new Map<string, { event: CallbackDeliveryRecord; secret: string | undefined }>();
   const timers = new Map<string, NodeJS.Timeout>();
   const inFlight = new Map<string, AbortController>();
   let closed = false;

@@ -8,7 +8,7 @@ const SHOWN = 50;
 
 export function dashboardState(ctx: SandboxContext, recorder: RequestRecorder) {
   const time = (ms: number | null) => (ms === null ? null : formatPlatformTime(ms));
-  const trades = [...ctx.store.trades()]
+  const trades = [...ctx.records.trades()]
     .sort((a, b) => b.createTime - a.createTime)
     .slice(0, SHOWN)
     .map((trade) => ({
@@ -22,7 +22,7 @@ export function dashboardState(ctx: SandboxContext, recorder: RequestRecorder) {
       expireTime: time(trade.expireTime),
       payTime: time(trade.payTime),
     }));
-  const orders = [...ctx.store.orders()]
+  const orders = [...ctx.records.orders()]
     .sort((a, b) => b.createTime - a.createTime)
     .slice(0, SHOWN)
     .map((order) => ({

@@ -11,7 +11,7 @@ import { roundedIdHint } from "./id-range.js";
 export const MERCHANT_MODULE = "merchant-module";
 
 export function requireApp(ctx: SandboxContext, appKey: string): AppRecord {
-  const app = ctx.store.app(appKey);
+  const app = ctx.records.app(appKey);
   // The signature check passed, so the app existed a moment ago; a reset may have dropped it.
   if (!app) throw signedError("APP_KEY_UNKNOWN", `X-App-Key ${JSON.stringify(appKey)} is not a known application.`);
   return app;
@@ -33,9 +33,9 @@ export function isServable(merchant: MerchantRecord): boolean {
 
 /** The merchant, if it exists, is authorised and online; otherwise the error of the precedence above. */
 export function requireMerchant(ctx: SandboxContext, app: AppRecord, merchantId: bigint, field = "merchantId"): MerchantRecord {
-  const merchant = ctx.store.merchant(merchantId);
+  const merchant = ctx.records.merchant(merchantId);
   if (!merchant) {
-    const hint = roundedIdHint(merchantId, (id) => ctx.store.merchant(id) !== undefined);
+    const hint = roundedIdHint(merchantId, (id) => ctx.records.merchant(id) !== undefined);
     throw signedError("MERCHANT_NOT_FOUND", `${field} ${merchantId}: the merchant does not exist.${hint}`);
   }
   if (!isAuthorised(app, merchantId)) {
@@ -52,7 +52,7 @@ export function requireMerchant(ctx: SandboxContext, app: AppRecord, merchantId:
 export function servableMerchantIds(ctx: SandboxContext, app: AppRecord): Set<bigint> {
   const ids = new Set<bigint>();
   for (const merchantId of app.merchantIds) {
-    const merchant = ctx.store.merchant(merchantId);
+    const merchant = ctx.records.merchant(merchantId);
     if (merchant && isServable(merchant)) ids.add(merchantId);
   }
   return ids;

@@ -16,18 +16,18 @@ export interface SyncCustomerInput {
 
 export function syncCustomer(ctx: SandboxContext, app: AppRecord, input: SyncCustomerInput) {
   const now = ctx.clock.now();
-  const existing = ctx.store.customerByOpenUserId(app.appKey, input.openUserId);
+  const existing = ctx.records.customerByOpenUserId(app.appKey, input.openUserId);
   if (existing) {
     if (input.nickname !== undefined) existing.nickname = input.nickname;
     if (input.mobile !== undefined) existing.mobile = input.mobile;
     if (input.avatarUrl !== undefined) existing.avatarUrl = input.avatarUrl;
     existing.updateTime = now;
-    ctx.store.saveCustomer(existing);
+    ctx.records.saveCustomer(existing);
     return { appUserId: existing.appUserId, openUserId: existing.openUserId, created: false };
   }
   let appUserId: bigint;
-  do appUserId = APP_USER_ID_BASE + BigInt(ctx.store.nextSequence("appUser"));
-  while (ctx.store.customerByAppUserId(app.appKey, appUserId));
+  do appUserId = APP_USER_ID_BASE + BigInt(ctx.records.nextSequence("appUser"));
+  while (ctx.records.customerByAppUserId(app.appKey, appUserId));
   const customer: CustomerRecord = {
     appKey: app.appKey,
     appUserId,
@@ -38,15 +38,15 @@ export function syncCustomer(ctx: SandboxContext, app: AppRecord, input: SyncCus
     createTime: now,
     updateTime: now,
   };
-  ctx.store.saveCustomer(customer);
+  ctx.records.saveCustomer(customer);
   return { appUserId, openUserId: customer.openUserId, created: true };
 }
 
 /** The customer behind an app-user mapping id of this app, or 200005. */
 export function requireCustomer(ctx: SandboxContext, app: AppRecord, appUserId: bigint, field: string): CustomerRecord {
-  const customer = ctx.store.customerByAppUserId(app.appKey, appUserId);
+  const customer = ctx.records.customerByAppUserId(app.appKey, appUserId);
   if (!customer) {
-    const hint = roundedIdHint(appUserId, (id) => ctx.store.customerByAppUserId(app.appKey, id) !== undefined);
+    const hint = roundedIdHint(appUserId, (id) => ctx.records.customerByAppUserId(app.appKey, id) !== undefined);
     throw signedError("CUSTOMER_NOT_FOUND", `${field} ${appUserId} is not an app-user mapping id of this app; obtain it from customer sync (POST /customers/sync).${hint}`);
   }
   return customer;

@@ -15,7 +15,7 @@ const APPLICATION_ID_BASE = 910_000_000_200n;
 
 export function listCardTemplates(ctx: SandboxContext, app: AppRecord, query: { merchantId?: bigint; pageNo: number; pageSize: number }) {
   const merchants = query.merchantId === undefined ? servableMerchantIds(ctx, app) : new Set([requireMerchant(ctx, app, query.merchantId).id]);
-  const matching = ctx.store
+  const matching = ctx.records
     .cardTemplates()
     .filter((template) => merchants.has(template.merchantId))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -44,9 +44,9 @@ export interface PurchaseInput {
 }
 
 function requireTemplate(ctx: SandboxContext, input: PurchaseInput): CardTemplateRecord {
-  const template = ctx.store.cardTemplate(input.templateId);
+  const template = ctx.records.cardTemplate(input.templateId);
   if (!template || template.merchantId !== input.merchantId) {
-    const hint = roundedIdHint(input.templateId, (id) => ctx.store.cardTemplate(id)?.merchantId === input.merchantId);
+    const hint = roundedIdHint(input.templateId, (id) => ctx.records.cardTemplate(id)?.merchantId === input.merchantId);
     throw signedError("CARD_TEMPLATE_NOT_FOUND", `templateId ${input.templateId}: no such card template of merchant ${input.merchantId}.${hint}`);
   }
   if (input.tierId !== undefined) {
@@ -61,8 +61,8 @@ function requireTemplate(ctx: SandboxContext, input: PurchaseInput): CardTemplat
 }
 
 function openCard(ctx: SandboxContext, app: AppRecord, source: Omit<MemberCardRecord, "id" | "appKey" | "createTime">, now: number): MemberCardRecord {
-  const card: MemberCardRecord = { id: MEMBER_CARD_ID_BASE + BigInt(ctx.store.nextSequence("memberCard")), appKey: app.appKey, createTime: now, ...source };
-  ctx.store.saveMemberCard(card);
+  const card: MemberCardRecord = { id: MEMBER_CARD_ID_BASE + BigInt(ctx.records.nextSequence("memberCard")), appKey: app.appKey, createTime: now, ...source };
+  ctx.records.saveMemberCard(card);
   return card;
 }
 
@@ -77,7 +77,7 @@ export function purchaseMemberCard(ctx: SandboxContext, app: AppRecord, input: P
     return { resultType: 1 as const, id: card.id };
   }
   const application: CreditApplicationRecord = {
-    id: APPLICATION_ID_BASE + BigInt(ctx.store.nextSequence("application")),
+    id: APPLICATION_ID_BASE + BigInt(ctx.records.nextSequence("application")),
     appKey: app.appKey,
     merchantId: input.merchantId,
     templateId: template.id,
@@ -89,14 +89,14 @@ export function purchaseMemberCard(ctx: SandboxContext, app: AppRecord, input: P
     reason: null,
     memberCardId: null,
   };
-  ctx.store.saveApplication(application);
+  ctx.records.saveApplication(application);
   return { resultType: 2 as const, id: application.id };
 }
 
 function requirePendingApplication(ctx: SandboxContext, applicationId: bigint): CreditApplicationRecord {
-  const application = ctx.store.application(applicationId);
+  const application = ctx.records.application(applicationId);
   if (!application) {
-    const hint = roundedIdHint(applicationId, (id) => ctx.store.application(id) !== undefined);
+    const hint = roundedIdHint(applicationId, (id) => ctx.records.application(id) !== undefined);
     throw signedError("CREDIT_APPLICATION_NOT_FOUND", `applicationId ${applicationId}: no such credit application.${hint}`);
   }
   if (application.status !== "PENDING") {
@@ -122,9 +122,9 @@ export function applicationView(application: CreditApplicationRecord) {
 /** Control API: the merchant approves; the card opens and the app hears of it. */
 export function approveApplication(ctx: SandboxContext, applicationId: bigint) {
   const application = requirePendingApplication(ctx, applicationId);
-  const app = ctx.store.app(application.appKey);
+  const app = ctx.records.app(application.appKey);
   const now = ctx.clock.now();
-  const memberCardId = MEMBER_CARD_ID_BASE + BigInt(ctx.store.nextSequence("memberCard"));
+  const memberCardId = MEMBER_CARD_ID_BASE + BigInt(ctx.records.nextSequence("memberCard"));
   const callback = ctx.callbacks.prepare({
     type: "member_card.application.approved",
     appKey: application.appKey,
@@ -141,7 +141,7 @@ export function approveApplication(ctx: SandboxContext, applicationId: bigint) {
       reviewTime: formatPlatformTime(now),
     },
   });
-  ctx.store.saveMemberCard({
+  ctx.records.saveMemberCard({
     id: memberCardId,
     appKey: application.appKey,
     merchantId: application.merchantId,
@@ -154,14 +154,14 @@ export function approveApplication(ctx: SandboxContext, applicationId: bigint) {
   application.status = "APPROVED";
   application.reviewTime = now;
   application.memberCardId = memberCardId;
-  ctx.store.saveApplication(application);
+  ctx.records.saveApplication(application);
   return { application: applicationView(application), eventId: ctx.callbacks.dispatch(callback).eventId };
 }
 
 /** Control API: the merchant rejects, with a reason the app receives. */
 export function rejectApplication(ctx: SandboxContext, applicationId: bigint, reason: string) {
   const application = requirePendingApplication(ctx, applicationId);
-  const app = ctx.store.app(application.appKey);
+  const app = ctx.records.app(application.appKey);
   const now = ctx.clock.now();
   const callback = ctx.callbacks.prepare({
     type: "member_card.application.rejected",
@@ -182,6 +182,6 @@ export function rejectApplication(ctx: SandboxContext, applicationId: bigint, re
   application.status = "REJECTED";
   application.reviewTime = now;
   application.reason = reason;
-  ctx.store.saveApplication(application);
+  ctx.records.saveApplication(application);
   return { application: applicationView(application), eventId: ctx.callbacks.dispatch(callback).eventId };
 }

@@ -29,7 +29,7 @@ export function listMerchants(ctx: SandboxContext, app: AppRecord, query: Mercha
   requireMerchantModule(app);
   const wanted = query.status === undefined ? undefined : FILTER_STATUS[query.status];
   const matching = app.merchantIds
-    .map((id) => ctx.store.merchant(id))
+    .map((id) => ctx.records.merchant(id))
     .filter((merchant): merchant is MerchantRecord => merchant !== undefined)
     .filter((merchant) => nameMatches(merchant.merchantName, query.name))
     .filter((merchant) => wanted === undefined || merchant.accountStatus === wanted)
@@ -66,7 +66,7 @@ export function getMerchant(ctx: SandboxContext, app: AppRecord, merchantId: big
     businessHours: merchant.businessHours,
     logoUrl: merchant.logoUrl,
     description: merchant.description,
-    storeCount: ctx.store.stores().filter((store) => store.merchantId === merchant.id).length,
+    storeCount: ctx.records.stores().filter((store) => store.merchantId === merchant.id).length,
   };
 }
 
@@ -78,14 +78,14 @@ export interface AccountMerchantQuery {
 
 /** The key-based list: the account's merchants, ids as strings, statuses as words. */
 export function listAccountMerchants(ctx: SandboxContext, apiKey: string, query: AccountMerchantQuery) {
-  const account = ctx.store.apiKey(apiKey);
+  const account = ctx.records.apiKey(apiKey);
   const matching = (account?.merchants ?? [])
     .filter((entry) => query.status === undefined || entry.status === query.status)
     .sort((a, b) => (a.merchantId < b.merchantId ? -1 : 1));
   return {
     merchants: page(matching, query.page, query.limit).map((entry) => ({
       id: entry.merchantId.toString(),
-      name: ctx.store.merchant(entry.merchantId)?.merchantName ?? "",
+      name: ctx.records.merchant(entry.merchantId)?.merchantName ?? "",
       status: entry.status,
       created_at: formatUtcTime(entry.createdAt),
       updated_at: formatUtcTime(entry.updatedAt),

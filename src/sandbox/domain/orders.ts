@@ -32,9 +32,9 @@ export interface CreateOrderInput {
 
 /** The store given with an order or write-off: of this merchant (200003) and normal (200004). */
 function requireOpenStore(ctx: SandboxContext, merchantId: bigint, storeId: bigint): StoreRecord {
-  const store = ctx.store.store(storeId);
+  const store = ctx.records.store(storeId);
   if (!store || store.merchantId !== merchantId) {
-    const hint = roundedIdHint(storeId, (id) => ctx.store.store(id)?.merchantId === merchantId);
+    const hint = roundedIdHint(storeId, (id) => ctx.records.store(id)?.merchantId === merchantId);
     throw signedError("STORE_NOT_FOUND", `storeId ${storeId}: no such store of merchant ${merchantId}.${hint}`);
   }
   if (store.status !== 0) throw signedError("STORE_DISABLED", `storeId ${storeId}: the store is disabled (status 1).`);
@@ -51,7 +51,7 @@ export function createOrder(ctx: SandboxContext, app: AppRecord, input: CreateOr
   }
   const now = ctx.clock.now();
   const order: OrderRecord = {
-    id: orderIdBase(ctx.idRange) + 2n * BigInt(ctx.store.nextSequence("order")) - 1n,
+    id: orderIdBase(ctx.idRange) + 2n * BigInt(ctx.records.nextSequence("order")) - 1n,
     appKey: app.appKey,
     merchantId: input.merchantId,
     storeId: input.storeId ?? null,
@@ -70,17 +70,17 @@ export function createOrder(ctx: SandboxContext, app: AppRecord, input: CreateOr
     tradeNos: [],
     paidTradeNo: null,
   };
-  ctx.store.saveOrder(order);
+  ctx.records.saveOrder(order);
   return order.id;
 }
 
 /** The app's order of that merchant (the merchant checked first), or 300001. */
 function requireOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint): OrderRecord {
   requireMerchant(ctx, app, merchantId);
-  const order = ctx.store.order(orderId);
+  const order = ctx.records.order(orderId);
   if (!order || order.merchantId !== merchantId || order.appKey !== app.appKey) {
     const visible = (id: bigint) => {
-      const candidate = ctx.store.order(id);
+      const candidate = ctx.records.order(id);
       return candidate?.merchantId === merchantId && candidate.appKey === app.appKey;
     };
     throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order of merchant ${merchantId}.${roundedIdHint(orderId, visible)}`);
@@ -124,16 +124,16 @@ export function cancelOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint
   }
   const now = ctx.clock.now();
   for (const tradeNo of order.tradeNos) {
-    const trade = ctx.store.trade(tradeNo);
+    const trade = ctx.records.trade(tradeNo);
     if (trade && refreshTrade(ctx, trade).status === "WAIT_BUYER_PAY") {
       trade.status = "CLOSED";
       trade.closeTime = now;
       trade.closeReason = "order cancelled";
-      ctx.store.saveTrade(trade);
+      ctx.records.saveTrade(trade);
     }
   }
   moveOrder(order, ORDER_STATUS.CANCELLED, now, input.reason ? `cancelled: ${input.reason}` : "cancelled");
-  ctx.store.saveOrder(order);
+  ctx.records.saveOrder(order);
   return orderView(order);
 }
 
@@ -150,7 +150,7 @@ function refundView(refund: RefundRecord) {
  */
 function repeatedRefund(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { reason: string; outRefundNo?: string }): RefundRecord | undefined {
   if (input.outRefundNo === undefined) return undefined;
-  const existing = ctx.store.refundByOutRefundNo(app.appKey, input.outRefundNo);
+  const existing = ctx.records.refundByOutRefundNo(app.appKey, input.outRefundNo);
   if (!existing) return undefined;
   const pairs: [string, unknown, unknown][] = [
     ["orderId", existing.orderId, orderId],
@@ -173,16 +173,16 @@ export function refundOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint
     throw signedError("ORDER_NOT_REFUNDABLE", `orderId ${orderId} is in status ${order.status}; a refund applies only to an order in status 1 (paid).`);
   }
   const now = ctx.clock.now();
-  const trade = order.paidTradeNo === null ? undefined : ctx.store.trade(order.paidTradeNo);
+  const trade = order.paidTradeNo === null ? undefined : ctx.records.trade(order.paidTradeNo);
   if (trade && trade.status === "SUCCESS") {
     trade.status = "REFUND";
     trade.refundTime = now;
-    ctx.store.saveTrade(trade);
+    ctx.records.saveTrade(trade);
   }
   moveOrder(order, ORDER_STATUS.REFUNDED, now, `refunded: ${input.reason}`);
-  ctx.store.saveOrder(order);
+  ctx.records.saveOrder(order);
   const refund: RefundRecord = {
-    refundNo: `${platformDigits(now)}${String(ctx.store.nextSequence("refund") % 100_000).padStart(5, "0")}`,
+    refundNo: `${platformDigits(now)}${String(ctx.records.nextSequence("refund") % 100_000).padStart(5, "0")}`,
     appKey: app.appKey,
     orderId: order.id,
     merchantId: order.merchantId,
@@ -191,7 +191,7 @@ export function refundOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint
     outRefundNo: input.outRefundNo ?? null,
     createTime: now,
   };
-  ctx.store.saveRefund(refund);
+  ctx.records.saveRefund(refund);
   return refundView(refund);
 }
 
@@ -208,14 +208,14 @@ export function writeOffOrder(ctx: SandboxContext, app: AppRecord, orderId: bigi
   const where = input.storeId === undefined ? "" : ` at store ${input.storeId}`;
   moveOrder(order, ORDER_STATUS.COMPLETED, now, `written off${where}${input.remark ? `: ${input.remark}` : ""}`);
   order.completeTime = now;
-  ctx.store.saveOrder(order);
+  ctx.records.saveOrder(order);
   return orderView(order);
 }
 
 /** Control API: a paid service-type order starts being served (1 → 2). */
 export function startOrderService(ctx: SandboxContext, orderId: bigint) {
-  const order = ctx.store.order(orderId);
-  if (!order) throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order.${roundedIdHint(orderId, (id) => ctx.store.order(id) !== undefined)}`);
+  const order = ctx.records.order(orderId);
+  if (!order) throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order.${roundedIdHint(orderId, (id) => ctx.records.order(id) !== undefined)}`);
   if (order.orderType !== SERVICE_ORDER_TYPE) {
     throw signedError("ORDER_NOT_SERVICE_TYPE", `orderId ${orderId} has orderType ${order.orderType}; only service-type orders (orderType 3) are served.`);
   }
@@ -223,6 +223,6 @@ export function startOrderService(ctx: SandboxContext, orderId: bigint) {
     throw signedError("ORDER_SERVICE_NOT_STARTABLE", `orderId ${orderId} is in status ${order.status}; service can start only for a paid (status 1) service-type order.`);
   }
   moveOrder(order, ORDER_STATUS.IN_SERVICE, ctx.clock.now(), "service started");
-  ctx.store.saveOrder(order);
+  ctx.records.saveOrder(order);
   return orderView(order);
 }

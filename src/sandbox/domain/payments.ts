@@ -16,8 +16,8 @@ export function cashierUrl(ctx: SandboxContext, tradeNo: string, requestOrigin: 
 /** yyyyMMddHHmmss (platform time) + a 5-digit sequence: 19 digits, unique in this sandbox. */
 function newTradeNo(ctx: SandboxContext): string {
   for (;;) {
-    const tradeNo = `${platformDigits(ctx.clock.now())}${String(ctx.store.nextSequence("trade") % 100_000).padStart(5, "0")}`;
-    if (!ctx.store.trade(tradeNo)) return tradeNo;
+    const tradeNo = `${platformDigits(ctx.clock.now())}${String(ctx.records.nextSequence("trade") % 100_000).padStart(5, "0")}`;
+    if (!ctx.records.trade(tradeNo)) return tradeNo;
   }
 }
 
@@ -27,7 +27,7 @@ export function refreshTrade(ctx: SandboxContext, trade: TradeRecord): TradeReco
     trade.status = "CLOSED";
     trade.closeTime = trade.expireTime;
     trade.closeReason = `expired after ${trade.expireMinutes} minutes`;
-    ctx.store.saveTrade(trade);
+    ctx.records.saveTrade(trade);
   }
   return trade;
 }
@@ -35,7 +35,7 @@ export function refreshTrade(ctx: SandboxContext, trade: TradeRecord): TradeReco
 /** Closes every trade whose expiry has passed; answers how many. */
 export function expireDueTrades(ctx: SandboxContext): number {
   let closed = 0;
-  for (const trade of ctx.store.trades()) {
+  for (const trade of ctx.records.trades()) {
     if (trade.status === "WAIT_BUYER_PAY" && refreshTrade(ctx, trade).status === "CLOSED") closed += 1;
   }
   return closed;
@@ -95,7 +95,7 @@ function differingParameters(trade: TradeRecord, input: TradeInput): string[] {
 
 export function createCashierSession(ctx: SandboxContext, app: AppRecord, input: TradeInput, requestOrigin: string) {
   requireMerchant(ctx, app, input.merchantId);
-  const existing = ctx.store.tradeByOutTradeNo(app.appKey, input.outTradeNo);
+  const existing = ctx.records.tradeByOutTradeNo(app.appKey, input.outTradeNo);
   if (existing) {
     const differing = differingParameters(existing, input);
     if (differing.length > 0) {
@@ -104,20 +104,20 @@ export function createCashierSession(ctx: SandboxContext, app: AppRecord, input:
     return { tradeNo: existing.tradeNo, cashierUrl: cashierUrl(ctx, existing.tradeNo, requestOrigin) };
   }
   const trade = newTrade(ctx, app, input, null);
-  ctx.store.saveTrade(trade, { claimOutTradeNo: true });
+  ctx.records.saveTrade(trade, { claimOutTradeNo: true });
   return { tradeNo: trade.tradeNo, cashierUrl: cashierUrl(ctx, trade.tradeNo, requestOrigin) };
 }
 
 /** payOrder's trade: the order's open trade if there is one, else a new one (outTradeNo ORDER-<id>). */
 export function openOrderTrade(ctx: SandboxContext, app: AppRecord, order: OrderRecord, input: Omit<TradeInput, "merchantId" | "outTradeNo" | "totalAmount" | "subject">): TradeRecord {
   for (const tradeNo of order.tradeNos) {
-    const trade = ctx.store.trade(tradeNo);
+    const trade = ctx.records.trade(tradeNo);
     if (trade && refreshTrade(ctx, trade).status === "WAIT_BUYER_PAY") return trade;
   }
   const trade = newTrade(ctx, app, { ...input, merchantId: order.merchantId, outTradeNo: `ORDER-${order.id}`, totalAmount: order.totalAmount, subject: `Order ${order.id}` }, order.id);
-  ctx.store.saveTrade(trade);
+  ctx.records.saveTrade(trade);
   order.tradeNos.push(trade.tradeNo);
-  ctx.store.saveOrder(order);
+  ctx.records.saveOrder(order);
   return trade;
 }
 
@@ -133,14 +133,14 @@ export function tradeView(trade: TradeRecord) {
 }
 
 export function queryPayment(ctx: SandboxContext, app: AppRecord, tradeNo: string) {
-  const trade = ctx.store.trade(tradeNo);
+  const trade = ctx.records.trade(tradeNo);
   if (!trade || trade.appKey !== app.appKey) throw signedError("TRADE_NOT_FOUND", `tradeNo ${tradeNo}: no payment trade with this tradeNo exists for the app.`);
   return tradeView(refreshTrade(ctx, trade));
 }
 
 /** A trade by tradeNo for the control API and the cashier page (any app), expiry applied. */
 export function requireTrade(ctx: SandboxContext, tradeNo: string): TradeRecord {
-  const trade = ctx.store.trade(tradeNo);
+  const trade = ctx.records.trade(tradeNo);
   if (!trade) throw signedError("TRADE_NOT_FOUND", `tradeNo ${tradeNo}: no such payment trade.`);
   return refreshTrade(ctx, trade);
 }
@@ -157,7 +157,7 @@ export function payTrade(ctx: SandboxContext, tradeNo: string): { trade: TradeRe
   const trade = requireTrade(ctx, tradeNo);
   requirePayable(trade);
   const now = ctx.clock.now();
-  const app = ctx.store.app(trade.appKey);
+  const app = ctx.records.app(trade.appKey);
   // Built and validated before anything changes: a payload bug leaves the trade unpaid.
   const callback = ctx.callbacks.prepare({
     type: "payment.succeeded",
@@ -178,14 +178,14 @@ export function payTrade(ctx: SandboxContext, tradeNo: string): { trade: TradeRe
   });
   trade.status = "SUCCESS";
   trade.payTime = now;
-  ctx.store.saveTrade(trade);
-  const order = trade.orderId === null ? undefined : ctx.store.order(trade.orderId);
+  ctx.records.saveTrade(trade);
+  const order = trade.orderId === null ? undefined : ctx.records.order(trade.orderId);
   if (order) {
     if (order.status === ORDER_STATUS.PENDING_PAYMENT) {
       moveOrder(order, ORDER_STATUS.PAID, now, `payment succeeded (trade ${trade.tradeNo})`);
       order.payTime = now;
       order.paidTradeNo = trade.tradeNo;
-      ctx.store.saveOrder(order);
+      ctx.records.saveOrder(order);
     } else {
       ctx.logger.warn("A trade of an order that is no longer pending was paid; the order is unchanged.", { tradeNo: trade.tradeNo, orderId: order.id, status: order.status });
     }
@@ -200,7 +200,7 @@ export function closeTrade(ctx: SandboxContext, tradeNo: string, reason: string)
   trade.status = "CLOSED";
   trade.closeTime = ctx.clock.now();
   trade.closeReason = reason;
-  ctx.store.saveTrade(trade);
+  ctx.records.saveTrade(trade);
   return trade;
 }
 

@@ -22,7 +22,7 @@ function storeItem(store: StoreRecord) {
 /** Stores of one merchant (checked), or of every authorised online merchant. */
 function visibleStores(ctx: SandboxContext, app: AppRecord, merchantId: bigint | undefined): StoreRecord[] {
   const merchants = merchantId === undefined ? servableMerchantIds(ctx, app) : new Set([requireMerchant(ctx, app, merchantId).id]);
-  return ctx.store
+  return ctx.records
     .stores()
     .filter((store) => merchants.has(store.merchantId))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -42,9 +42,9 @@ export function listStores(ctx: SandboxContext, app: AppRecord, query: StoreList
 
 /** The store, if it exists and its merchant passes the access precedence. */
 function requireStore(ctx: SandboxContext, app: AppRecord, storeId: bigint): StoreRecord {
-  const store = ctx.store.store(storeId);
+  const store = ctx.records.store(storeId);
   if (!store) {
-    const hint = roundedIdHint(storeId, (id) => ctx.store.store(id) !== undefined);
+    const hint = roundedIdHint(storeId, (id) => ctx.records.store(id) !== undefined);
     throw signedError("STORE_NOT_FOUND", `storeId ${storeId}: the store does not exist.${hint}`);
   }
   requireMerchant(ctx, app, store.merchantId, `The merchant of store ${storeId}, merchantId`);

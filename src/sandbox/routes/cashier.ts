@@ -19,7 +19,7 @@ function sendPage(res: Response, status: number, html: string): void {
 /** The trade when it exists and the request carries its key; else undefined (the same 404 either way). */
 function findTrade(ctx: SandboxContext, req: Request<{ tradeNo: string }>): TradeRecord | undefined {
   const { tradeNo } = req.params;
-  const trade = /^[0-9]{1,19}$/.test(tradeNo) ? ctx.store.trade(tradeNo) : undefined;
+  const trade = /^[0-9]{1,19}$/.test(tradeNo) ? ctx.records.trade(tradeNo) : undefined;
   if (!trade || !ctx.cashierKeys.matches(tradeNo, req.query.key)) return undefined;
   return refreshTrade(ctx, trade);
 }

@@ -9,7 +9,7 @@ export function keyedRouter(ctx: SandboxContext): RequestHandler {
     handlers: {
       listAccountMerchants: (input) => listAccountMerchants(ctx, input.apiKey, input.query),
     },
-    apiKeys: (apiKey) => ctx.store.apiKey(apiKey),
+    apiKeys: (apiKey) => ctx.records.apiKey(apiKey),
     rateLimiter: ctx.rateLimiter,
     logger: ctx.logger,
   });

@@ -75,7 +75,7 @@ export function signedOperations(ctx: SandboxContext): SignedHandlers {
 export function signedRouter(ctx: SandboxContext): RequestHandler {
   return createSignedRouter({
     handlers: signedOperations(ctx),
-    apps: (appKey) => ctx.store.app(appKey),
+    apps: (appKey) => ctx.records.app(appKey),
     nonceStore: ctx.nonceStore,
     now: () => ctx.clock.now(),
     rateLimiter: ctx.rateLimiter,

@@ -1,4 +1,4 @@
-// The in-memory SandboxStore: maps keyed by id, rebuilt from the fixtures on reset.
+// The in-memory SandboxRecords: maps keyed by id, rebuilt from the fixtures on reset.
 import { RefusalError, signedError } from "../errors.js";
 import type { SandboxFixtures } from "../fixtures/load.js";
 import type {
@@ -11,7 +11,7 @@ import type {
   MerchantRecord,
   OrderRecord,
   RefundRecord,
-  SandboxStore,
+  SandboxRecords,
   SequenceName,
   StoreRecord,
   TradeRecord,
@@ -40,7 +40,7 @@ function quotaError(kind: "orders" | "payment trades", appKey: string, limit: nu
   );
 }
 
-export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas = DEFAULT_STORE_QUOTAS): SandboxStore {
+export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas = DEFAULT_STORE_QUOTAS): SandboxRecords {
   let apps = new Map<string, AppRecord>();
   let apiKeys = new Map<string, ApiKeyRecord>();
   let merchants = new Map<bigint, MerchantRecord>();

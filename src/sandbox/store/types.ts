@@ -159,7 +159,12 @@ export interface CreditApplicationRecord {
 
 export type SequenceName = "order" | "appUser" | "trade" | "refund" | "memberCard" | "application";
 
-export interface SandboxStore {
+/**
+ * The sandbox's records (apps, merchants, stores, orders, trades, ...), read and written by the
+ * domain modules through SandboxContext.records. Not "store": in the API a store is a shop
+ * (`records.store(storeId)`).
+ */
+export interface SandboxRecords {
   app(appKey: string): AppRecord | undefined;
   apps(): readonly AppRecord[];
   apiKey(apiKey: string): ApiKeyRecord | undefined;
@@ -202,3 +207,6 @@ export interface SandboxStore {
   /** Drops everything that was created and reloads the fixtures. */
   reset(): void;
 }
+
+/** @deprecated The former name of SandboxRecords (a store is a shop in the API's words). */
+export type SandboxStore = SandboxRecords;

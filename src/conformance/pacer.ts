@@ -1,10 +1,12 @@
-// Spaces requests so that the checker is safe to point at a shared staging server.
-export interface RateLimiter {
+// Spaces the checker's requests (--rate-limit N: at most N a second), so that it is safe to
+// point at a shared staging server. (The sandbox's createRequestPacer is the other side: a
+// server refusing an app's requests beyond its limit.)
+export interface RequestPacer {
   /** Resolves when the next request may start. */
   acquire(): Promise<void>;
 }
 
-export function createRateLimiter(requestsPerSecond: number | undefined, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): RateLimiter {
+export function createRequestPacer(requestsPerSecond: number | undefined, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): RequestPacer {
   if (!requestsPerSecond || requestsPerSecond <= 0 || !Number.isFinite(requestsPerSecond)) return { acquire: async () => {} };
   const interval = 1000 / requestsPerSecond;
   let nextSlot = 0;

@@ -1,0 +1,44 @@
+// The root of every error the package throws, so an app can catch the platform's failures in
+// one place and still tell them apart by class (each subclass sets its own `name`):
+//
+//   client       ApiError, ClientConfigError, NetworkError, TimeoutError, RedirectError,
+//                ResponseTooLargeError, UnexpectedResponseError
+//   signing      SigningInputError, NonceStoreUnavailableError
+//   callbacks    CallbackConfigError
+//   json         JsonStructureError (a SyntaxError), JsonValueError (a TypeError)
+//   sandbox      SandboxConfigError, FixtureError (and RefusalError inside: a request refused)
+//   conformance  OptionsError, ConnectionError (and CheckFailure, CheckSkipped inside a run)
+//   proxy        ProxyConfigError
+//   cli          UsageError, MissingPeerError
+//
+// The two JSON errors keep the built-in class JSON.parse and JSON.stringify throw for the same
+// input, so callers that treat a SyntaxError as unreadable JSON keep working. JavaScript has
+// single inheritance, so such a class is marked instead (markAsPlatformError) and
+// `instanceof MerchantOpenPlatformError` holds for it too.
+
+const PLATFORM_ERROR: unique symbol = Symbol("MerchantOpenPlatformError");
+
+/** The base of every error thrown by the package: `catch (e) { if (e instanceof MerchantOpenPlatformError) ... }`. */
+export class MerchantOpenPlatformError extends Error {
+  override readonly name: string = "MerchantOpenPlatformError";
+  /** The operation being called, when known (e.g. "createOrder"). */
+  operationId: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; operationId?: string | undefined }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.operationId = options?.operationId;
+  }
+
+  /** Subclasses answer as usual; the root also claims the classes marked with markAsPlatformError. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== MerchantOpenPlatformError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return (typeof value === "object" || typeof value === "function") && value !== null && (value as { [PLATFORM_ERROR]?: unknown })[PLATFORM_ERROR] === true;
+  }
+}
+
+Object.defineProperty(MerchantOpenPlatformError.prototype, PLATFORM_ERROR, { value: true });
+
+/** Marks an error class that must extend a built-in one (SyntaxError, ...) as one of the package's errors. */
+export function markAsPlatformError(errorClass: abstract new (...args: never[]) => Error): void {
+  Object.defineProperty(errorClass.prototype, PLATFORM_ERROR, { value: true });
+}
