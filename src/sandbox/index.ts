@@ -27,7 +27,7 @@ import type { SandboxStore } from "./store/types.js";
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackEvent } from "./callbacks/dispatcher.js";
 export { createSandboxClock, formatPlatformTime, type Clock, type SandboxClock } from "./clock.js";
 export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
-export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
+export { createJsonLogger, createQuietLogger, fileDescriptorSink, type LogSink, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
 export { ID_RANGES, idsRoundingTo, type IdRange } from "./domain/id-range.js";
 export { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
