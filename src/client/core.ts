@@ -114,16 +114,22 @@ export function createClientCore(settings: CoreSettings): ClientCore {
     if (appSignal?.aborted) throw appSignal.reason;
     const controller = new AbortController();
     let timedOut = false;
+    // Settles on abort even if an injected fetch ignores its signal; rejected by whoever aborts
+    // (a listener on the signal per attempt cost more than the rest of the attempt's set-up).
+    let rejectAborted: (reason: unknown) => void = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      rejectAborted = reject;
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new TimeoutError({ method, url: settings.baseUrl + schemaPath, timeoutMs: settings.timeoutMs, operationId }));
+      rejectAborted(controller.signal.reason);
     }, settings.timeoutMs);
-    const onAppAbort = () => controller.abort(appSignal?.reason);
+    const onAppAbort = () => {
+      controller.abort(appSignal?.reason);
+      rejectAborted(controller.signal.reason);
+    };
     appSignal?.addEventListener("abort", onAppAbort, { once: true });
-    // Settles on abort even if an injected fetch ignores its signal.
-    const aborted = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-    });
     try {
       const call = dataMode && isDirect(init)
         ? direct(method, schemaPath, init, controller.signal)
