@@ -22,6 +22,7 @@ import { createMemoryNonceStore, signRequestHeaders, verifySignedRequest } from 
 import { runLoad, signedRequest, type LoadRequest, type LoadResult } from "./lib/load.js";
 import { machine, median, parseFlags, percentileOf, table, writeResults, type Cell } from "./lib/report.js";
 import { proxyLatency } from "./proxy.js";
+import { validatorComparison } from "./validator.js";
 import { CREDENTIALS, startSandboxProcess, startStubProcess, startTarget, TARGETS, type ServerProcess, type TargetName } from "./lib/processes.js";
 
 const flags = parseFlags(process.argv.slice(2));
@@ -388,6 +389,8 @@ const sections: [string, () => Promise<void>][] = [
       summary.push({ goal: `signing proxy adds ≤ ${proxy.targetMs} ms at p50`, scope: "listStores, one at a time", result: `${proxy.addedP50Ms.toFixed(2)} ms`, met: proxy.met });
     },
   ],
+  // A study of a design choice rather than a figure to track, and some minutes long: only on request.
+  ["validator", async () => void (flags.only?.has("validator") ? (results.validator = await validatorComparison({ quick, rounds: flags.rounds, duration: flags.duration, out })) : out("\n== validator: skipped (run it with --only validator)"))],
 ];
 const started = performance.now();
 out(`Benchmarks on ${JSON.stringify(machine())}${quick ? " (quick pass)" : ""}`);

@@ -16,8 +16,8 @@ import {
   type IdRange,
   type SandboxFixtures,
 } from "../sandbox/index.js";
-import { createRedisNonceStore, redactUrl, type RedisNonceStore } from "../signing/redis-nonce-store.js";
-import { safeRangeFixtures } from "../sandbox/domain/id-range.js";
+import { createRedisNonceStore, redactUrl, type RedisNonceStore } from "../signing/index.js";
+import { safeRangeFixtures } from "../sandbox/index.js";
 import { EXIT_USAGE, processIo, type CliIo, type Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sandbox [options]

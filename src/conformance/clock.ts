@@ -3,11 +3,11 @@
 // and that is one diagnosis, not one failure per check. Within the window, the timestamp
 // probes are aimed at the server's clock so that a small skew is not misread as a wrong window.
 import { SignedErrors } from "../../generated/error-codes.js";
+import { SIGNATURE_WINDOW_SECONDS } from "../contract/index.js";
 import type { ControlApi } from "./control.js";
 import type { Exchange } from "./http.js";
 
 /** The signature window of the contract (DESIGN item 6), in seconds. */
-export const WINDOW_SECONDS = 300;
 /** Below this, a measured skew is noise (the Date header has whole seconds). */
 const NEGLIGIBLE_SKEW_MS = 2000;
 /** Probes aimed at the server's clock stay this far clear of the measured skew's inaccuracy. */
@@ -71,11 +71,11 @@ export function diagnoseClock(readings: ClockReading[], probe: Exchange | undefi
     diagnosis.refusal = {
       exchange: probe,
       message:
-        `the server refuses a correctly signed request timed by this machine's clock with 100004 (timestamp outside the ±${WINDOW_SECONDS} s window): ` +
+        `the server refuses a correctly signed request timed by this machine's clock with 100004 (timestamp outside the ±${SIGNATURE_WINDOW_SECONDS} s window): ` +
         (measured ? `its clock is off (${measured}). ` : "its clock or this machine's is off (no Date header or control API clock to measure by). ") +
         "Fix the clock (NTP) of the server or of this machine; every check that signs requests was skipped.",
     };
-  } else if (skewMs !== undefined && Math.abs(skewMs) >= NEGLIGIBLE_SKEW_MS && Math.abs(skewMs) <= (WINDOW_SECONDS - AIMING_MARGIN_SECONDS) * 1000) {
+  } else if (skewMs !== undefined && Math.abs(skewMs) >= NEGLIGIBLE_SKEW_MS && Math.abs(skewMs) <= (SIGNATURE_WINDOW_SECONDS - AIMING_MARGIN_SECONDS) * 1000) {
     diagnosis.aimSeconds = Math.round(skewMs / 1000);
   }
   return diagnosis;
@@ -86,5 +86,5 @@ export function windowProbeOffsets(diagnosis: ClockDiagnosis | undefined): { sta
   const aim = diagnosis?.aimSeconds ?? 0;
   // Unaimed: 301 s back (the request only ages in transit) and 310 s ahead (a second tick cannot
   // bring it into the window). Aimed at a measured skew: a few more seconds for its inaccuracy.
-  return aim === 0 ? { staleSeconds: -301, futureSeconds: 310 } : { staleSeconds: aim - WINDOW_SECONDS - 5, futureSeconds: aim + WINDOW_SECONDS + AIMING_MARGIN_SECONDS };
+  return aim === 0 ? { staleSeconds: -301, futureSeconds: 310 } : { staleSeconds: aim - SIGNATURE_WINDOW_SECONDS - 5, futureSeconds: aim + SIGNATURE_WINDOW_SECONDS + AIMING_MARGIN_SECONDS };
 }

@@ -6,9 +6,8 @@ import type { CallbackReceiver } from "./receiver.js";
 import type { ClockDiagnosis } from "./clock.js";
 import type { ControlApi } from "./control.js";
 import type { ConformanceHttp, Exchange } from "./http.js";
-import { judgeAnswer, type Variant, type Verdict } from "./judge.js";
+import { judgeAnswer, type Dialect as Variant, type SpecSchemas, type Verdict } from "../contract/index.js";
 import { bearerRequest, bodyText, buildUrl, signedRequest, type RequestInput } from "./requests.js";
-import type { SpecSchemas } from "./spec.js";
 import type { ResolvedOptions } from "./options.js";
 import type { SharedResources } from "./resources.js";
 

@@ -3,7 +3,7 @@
 // sandbox-control spec, so paths are never restated here.
 import type { ConformanceHttp } from "./http.js";
 import { buildUrl, bodyText, type ParamValue } from "./requests.js";
-import { loadSpec, SpecSchemas } from "./spec.js";
+import { isSuccessCode, schemasFor, type SpecSchemas } from "../contract/index.js";
 
 export class ControlApi {
   private constructor(
@@ -16,7 +16,7 @@ export class ControlApi {
   static async probe(http: ConformanceHttp, controlUrl: string): Promise<ControlApi | undefined> {
     let schemas: SpecSchemas;
     try {
-      schemas = new SpecSchemas(loadSpec("sandbox-control"), "sandbox-control");
+      schemas = schemasFor("sandbox-control");
     } catch {
       return undefined;
     }
@@ -36,7 +36,7 @@ export class ControlApi {
     const text = bodyText(body ?? (operation.operation.requestBody?.required ? {} : undefined));
     const exchange = await this.http.send({ method: operation.method, url, headers: text === undefined && operation.method.toUpperCase() === "GET" ? {} : { "Content-Type": "application/json" }, ...(text !== undefined && { body: text }) });
     const envelope = exchange.response?.json as { code?: number; msg?: string; data?: unknown } | undefined;
-    if (!exchange.response || envelope?.code !== 0) {
+    if (!exchange.response || !envelope || !isSuccessCode("signed", envelope.code)) {
       throw new Error(`sandbox control ${operationId} failed: ${exchange.error ?? envelope?.msg ?? `HTTP ${exchange.response?.status}`}`);
     }
     return envelope.data;

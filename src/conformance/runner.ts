@@ -12,7 +12,7 @@ import { resolveOptions, type ConformanceOptions, type ResolvedOptions } from ".
 import { createRateLimiter } from "./rate-limiter.js";
 import { CallbackReceiver } from "./receiver.js";
 import { SharedResources } from "./resources.js";
-import { loadSpec, SpecSchemas } from "./spec.js";
+import { schemasFor } from "../contract/index.js";
 
 export interface ConformanceReport {
   target: { baseUrl: string; basePath: string; controlApi: boolean; callbackReceiver: string | undefined };
@@ -35,17 +35,6 @@ export class ConnectionError extends Error {
     super(message);
     this.name = "ConnectionError";
   }
-}
-
-// Validators compiled once per process: runs in one process (CI scripts, test suites) share them.
-const compiledSpecs = new Map<"signed" | "keyed", SpecSchemas>();
-function specSchemas(name: "signed" | "keyed"): SpecSchemas {
-  let schemas = compiledSpecs.get(name);
-  if (!schemas) {
-    schemas = new SpecSchemas(loadSpec(name), name);
-    compiledSpecs.set(name, schemas);
-  }
-  return schemas;
 }
 
 export function selectChecks(options: Pick<ResolvedOptions, "include" | "exclude" | "variants">, checks: readonly Check[] = ALL_CHECKS): Check[] {
@@ -78,7 +67,7 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
   const wantsReceiver = checks.some((check) => check.needs?.includes("receiver"));
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
   const receiver = wantsReceiver ? await startReceiver(options, runId) : undefined;
-  const schemas = { signed: specSchemas("signed"), keyed: specSchemas("keyed") };
+  const schemas = { signed: schemasFor("signed"), keyed: schemasFor("keyed") };
   const ctx = new CheckContext(options, http, schemas, control, receiver, runId);
   ctx.resources = new SharedResources(ctx);
 

@@ -1,9 +1,7 @@
 // Judges an upstream answer the way `mop check` judges it (one judge for both), on the decoded
 // body: the bytes passed on stay exactly as the target sent them, compressed or not.
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { judgeAnswer } from "../conformance/judge.js";
-import type { Exchange } from "../conformance/http.js";
-import type { SpecSchemas } from "../conformance/spec.js";
+import { judgeAnswer, type ReceivedAnswer, type SpecSchemas } from "../contract/index.js";
 import { parseJsonLossless } from "../json/index.js";
 import type { HeaderPairs } from "./headers.js";
 import type { Variant } from "./request-target.js";
@@ -31,7 +29,7 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer | string {
   }
 }
 
-export function checkAnswer(schemas: SpecSchemas, variant: Variant, operationId: string, method: string, path: string, status: number, pairs: HeaderPairs, body: Buffer, strictHttp: boolean): string[] {
+export function checkAnswer(schemas: SpecSchemas, variant: Variant, operationId: string, status: number, pairs: HeaderPairs, body: Buffer, strictHttp: boolean): string[] {
   const headers: Record<string, string> = {};
   for (const [name, value] of pairs) {
     const lower = name.toLowerCase();
@@ -39,11 +37,11 @@ export function checkAnswer(schemas: SpecSchemas, variant: Variant, operationId:
   }
   const text = decoded(body, headers["content-encoding"]);
   if (typeof text === "string") return [text];
-  const exchange: Exchange = { request: { method, url: path, headers: {} }, response: { status, headers, bodyText: text.toString("utf8") }, durationMs: 0 };
+  const response: ReceivedAnswer = { status, headers, bodyText: text.toString("utf8") };
   try {
-    exchange.response!.json = parseJsonLossless(exchange.response!.bodyText);
+    response.json = parseJsonLossless(response.bodyText);
   } catch {
     // judged as "not a JSON envelope"
   }
-  return judgeAnswer(schemas, variant, operationId, exchange, strictHttp).problems;
+  return judgeAnswer(schemas, variant, operationId, { response }, strictHttp).problems;
 }

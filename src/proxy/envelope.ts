@@ -2,6 +2,7 @@
 // client reads a proxy refusal like any other error of the API (registry codes, never a stack).
 import type { ServerResponse } from "node:http";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
+import { failureEnvelope } from "../contract/index.js";
 import type { Variant } from "./request-target.js";
 
 export type ProxyRefusal =
@@ -36,8 +37,7 @@ const KEYED: Record<ProxyRefusal, { code: number; http: number }> = {
 /** Status and body text of a proxy refusal. */
 export function refusalAnswer(variant: Variant, refusal: ProxyRefusal, message: string): { status: number; body: string } {
   const { code, http } = (variant === "signed" ? SIGNED : KEYED)[refusal];
-  const body = variant === "signed" ? { code, msg: message, data: null } : { code, message, data: null };
-  return { status: http, body: JSON.stringify(body) };
+  return { status: http, body: JSON.stringify(failureEnvelope(variant, code, message)) };
 }
 
 /** Sends a refusal; closeConnection when the rest of the request will not be read. */

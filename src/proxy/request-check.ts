@@ -3,9 +3,7 @@
 // $refs, so parameters and bodies defined as components are checked like inline ones.
 import { parseJsonLossless } from "../json/index.js";
 import { verifySignedRequest, type NonceStore, SIGNATURE_HEADERS } from "../signing/index.js";
-import { atPointer, type SpecDocument, type SpecSchemas } from "../conformance/spec.js";
-import { oversizeArrays } from "./array-limits.js";
-import type { RouteMatch } from "./routes.js";
+import { describeOversizeArray, findOversizeArrays, requestBodyArrayLimits, type ArrayLimits, type RouteMatch, type SpecSchemas } from "../contract/index.js";
 
 export interface IncomingRequestShape {
   method: string;
@@ -22,51 +20,6 @@ export function capProblems(problems: string[], limit = MAX_LISTED_PROBLEMS): st
   return problems.length <= limit ? problems : [...problems.slice(0, limit), `and ${problems.length - limit} more`];
 }
 
-/** Follows $refs from a pointer to the node they end at; the pointer is that node's. */
-function resolvePointer(spec: SpecDocument, pointer: string): { pointer: string; node: any } {
-  let node = atPointer(spec, pointer);
-  for (let hops = 0; node && typeof node.$ref === "string" && node.$ref.startsWith("#") && hops < 32; hops++) {
-    pointer = node.$ref.slice(1);
-    node = atPointer(spec, pointer);
-  }
-  return { pointer, node };
-}
-
-interface Parameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  schemaPointer: string;
-  schema: any;
-}
-
-const parameterCache = new WeakMap<SpecDocument, Map<string, Parameter[]>>();
-
-/** Path-item and operation parameters (the operation's win), each with its schema's pointer; read once per operation. */
-function parametersOf(spec: SpecDocument, operationPointer: string): Parameter[] {
-  let perSpec = parameterCache.get(spec);
-  if (!perSpec) parameterCache.set(spec, (perSpec = new Map()));
-  let found = perSpec.get(operationPointer);
-  if (!found) perSpec.set(operationPointer, (found = readParameters(spec, operationPointer)));
-  return found;
-}
-
-function readParameters(spec: SpecDocument, operationPointer: string): Parameter[] {
-  const byKey = new Map<string, Parameter>();
-  const pathItemPointer = operationPointer.slice(0, operationPointer.lastIndexOf("/"));
-  for (const owner of [pathItemPointer, operationPointer]) {
-    const list = atPointer(spec, `${owner}/parameters`);
-    if (!Array.isArray(list)) continue;
-    list.forEach((_entry, index) => {
-      const { pointer, node } = resolvePointer(spec, `${owner}/parameters/${index}`);
-      if (!node || typeof node.name !== "string") return;
-      const schema = resolvePointer(spec, `${pointer}/schema`);
-      byKey.set(`${node.in}:${node.name}`, { name: node.name, in: node.in, required: node.required, schemaPointer: schema.pointer, schema: schema.node });
-    });
-  }
-  return [...byKey.values()];
-}
-
 /** Turns query text into the type the parameter schema asks for, so it can be validated. */
 function coerce(schema: any, text: string): unknown {
   const type = Array.isArray(schema?.type) ? schema.type.find((t: unknown) => t !== "null") : schema?.type;
@@ -81,8 +34,7 @@ const withoutRoot = (error: string) => error.replace(/^\(root\)/, "");
 
 export function checkRequestShape(schemas: SpecSchemas, match: RouteMatch, request: IncomingRequestShape): string[] {
   const problems: string[] = [];
-  const operation = schemas.operation(match.operationId);
-  const params = parametersOf(schemas.spec, operation.pointer);
+  const params = schemas.parameters(match.operationId);
   for (const name of match.undecodable) problems.push(`path parameter ${name} is not valid percent-encoding`);
   for (const param of params) {
     if (param.in !== "query" && param.in !== "path") continue;
@@ -100,14 +52,23 @@ export function checkRequestShape(schemas: SpecSchemas, match: RouteMatch, reque
   }
   const declared = new Set(params.filter((p) => p.in === "query").map((p) => p.name));
   for (const name of new Set(request.query.keys())) if (!declared.has(name)) problems.push(`query parameter ${name} is not in the spec`);
-  problems.push(...checkBody(schemas, operation.pointer, request));
+  problems.push(...checkBody(schemas, match.operationId, request));
   return problems;
 }
 
-function checkBody(schemas: SchemasLike, operationPointer: string, request: IncomingRequestShape): string[] {
-  const { pointer: requestBodyPointer, node: requestBody } = resolvePointer(schemas.spec, `${operationPointer}/requestBody`);
-  if (request.body.length === 0 && !requestBody?.required) return [];
-  if (!requestBody) return ["the operation takes no body"];
+const arrayLimits = new WeakMap<SpecSchemas, Map<string, ArrayLimits | undefined>>();
+
+function bodyArrayLimits(schemas: SpecSchemas, operationId: string): ArrayLimits | undefined {
+  let perSpec = arrayLimits.get(schemas);
+  if (!perSpec) arrayLimits.set(schemas, (perSpec = new Map()));
+  if (!perSpec.has(operationId)) perSpec.set(operationId, requestBodyArrayLimits(schemas.spec, schemas.operation(operationId).operation));
+  return perSpec.get(operationId);
+}
+
+function checkBody(schemas: SpecSchemas, operationId: string, request: IncomingRequestShape): string[] {
+  const schemaPointer = schemas.requestBodySchemaPointer(operationId);
+  if (request.body.length === 0 && !schemas.requestBodyRequired(operationId)) return [];
+  if (!schemaPointer) return ["the operation takes no body"];
   if (request.body.length === 0) return ["the body is required"];
   const problems: string[] = [];
   const contentType = String(request.headers["content-type"] ?? "");
@@ -118,15 +79,12 @@ function checkBody(schemas: SchemasLike, operationPointer: string, request: Inco
   } catch (error) {
     return [...problems, `the body is not acceptable JSON: ${(error as Error).message}`];
   }
-  const schema = resolvePointer(schemas.spec, `${requestBodyPointer}/content/application~1json/schema`);
   // Oversize arrays first: the schema validator is not run on them at all.
-  const oversize = oversizeArrays(schemas.spec, schema.node, value);
-  if (oversize.length) return [...problems, ...oversize];
-  for (const error of schemas.validate(schema.pointer, value)) problems.push(`body${withoutRoot(error)}`);
+  const oversize = findOversizeArrays(bodyArrayLimits(schemas, operationId), value);
+  if (oversize.length) return [...problems, ...oversize.map(describeOversizeArray)];
+  for (const error of schemas.validate(schemaPointer, value)) problems.push(`body${withoutRoot(error)}`);
   return problems;
 }
-
-type SchemasLike = Pick<SpecSchemas, "spec" | "validate">;
 
 export async function checkSignature(request: IncomingRequestShape, secrets: Map<string, string[]> | undefined, nonceStore: NonceStore, now: () => number = Date.now): Promise<string[]> {
   const appKey = request.headers[SIGNATURE_HEADERS.appKey.toLowerCase()];

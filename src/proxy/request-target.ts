@@ -28,7 +28,8 @@ export function parseRequestTarget(raw: string): RequestTarget | undefined {
   };
 }
 
-export type Variant = "signed" | "keyed";
+export type { Dialect as Variant } from "../contract/index.js";
+import type { Dialect as Variant } from "../contract/index.js";
 
 const BASES: readonly { prefix: string; variant: Variant }[] = [
   { prefix: "/open-api/v1", variant: "signed" },

@@ -4,7 +4,7 @@
 // With sign, requests to the signed interface get a fresh signature on the way (signing.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { loadSpec, SpecSchemas } from "../conformance/spec.js";
+import { RouteTable, schemasFor } from "../contract/index.js";
 import { createMemoryNonceStore } from "../signing/index.js";
 import { declaredTooLarge, MAX_BODY_BYTES, readBody } from "./body.js";
 import { checkAnswer } from "./answer-check.js";
@@ -12,7 +12,6 @@ import { refusalAnswer, sendRefusal } from "./envelope.js";
 import { endToEnd, flatten, pairsOf, type HeaderPairs } from "./headers.js";
 import { capProblems, checkRequestShape, checkSignature } from "./request-check.js";
 import { interfaceOf, parseRequestTarget, type Variant } from "./request-target.js";
-import { RouteTable } from "./routes.js";
 import { signedHeaders } from "./signing.js";
 import { createUpstream } from "./upstream.js";
 
@@ -76,8 +75,8 @@ export const PROXY_DEFAULTS = {
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const now = options.now ?? Date.now;
-  const schemas = { signed: new SpecSchemas(loadSpec("signed"), "signed"), keyed: new SpecSchemas(loadSpec("keyed"), "keyed") };
-  const routes = { signed: new RouteTable(schemas.signed), keyed: new RouteTable(schemas.keyed) };
+  const schemas = { signed: schemasFor("signed"), keyed: schemasFor("keyed") };
+  const routes = { signed: new RouteTable(schemas.signed.operations.values()), keyed: new RouteTable(schemas.keyed.operations.values()) };
   const nonceStore = createMemoryNonceStore({ capacity: 200_000 });
   const signing = signingOptions(options, now);
   const upstream = createUpstream({ target: options.target, timeoutMs: options.timeoutMs ?? PROXY_DEFAULTS.timeoutMs, maxAnswerBytes: options.maxAnswerBytes ?? PROXY_DEFAULTS.maxAnswerBytes });
@@ -136,7 +135,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const answer = result.answer;
     const answerPairs = pairsOf(answer.rawHeaders);
     if (where && operationId) {
-      const answerProblems = checkAnswer(schemas[where.variant], where.variant, operationId, method, target.path, answer.status, answerPairs, answer.body, options.strictHttp ?? false);
+      const answerProblems = checkAnswer(schemas[where.variant], where.variant, operationId, answer.status, answerPairs, answer.body, options.strictHttp ?? false);
       if (answerProblems.length) {
         const listed = capProblems(answerProblems);
         report({ direction: "response", method, path: target.path, operationId, problems: listed });

@@ -2,6 +2,7 @@
 // validator; the validator's own security checks are off), the bearer key of the key-based
 // interface, and the optional per-caller rate limit of both.
 import type { NextFunction, Request, Response } from "express";
+import { SIGNATURE_WINDOW_SECONDS } from "../contract/index.js";
 import { verifySignedRequest, type NonceStore, type RequestHeaders } from "../signing/index.js";
 import type { SandboxClock } from "./clock.js";
 import { describeRefusal } from "./dashboard/refusal.js";
@@ -9,7 +10,6 @@ import { keyedError, signedError } from "./errors.js";
 import type { SandboxLogger } from "./logger.js";
 import type { SandboxStore } from "./store/types.js";
 
-export const SIGNATURE_WINDOW_SECONDS = 300;
 
 /** Fixed one-second windows on the sandbox clock, so tests can step past them. */
 export interface RateLimiter {

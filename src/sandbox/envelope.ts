@@ -9,6 +9,7 @@
 // writer then sends 100099 instead of the invalid body.
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
+import { failureEnvelope, successEnvelope, type Dialect } from "../contract/index.js";
 import { announcesBody } from "./body.js";
 import { toFailure, toKeyedName, type KeyedErrorName, type SignedErrorName } from "./errors.js";
 import { stringifyExactJson, validatorCopy } from "./int64.js";
@@ -17,13 +18,9 @@ import type { SandboxLogger } from "./logger.js";
 /** signed: /open-api; keyed: /v1; control: /sandbox (same envelope and codes as signed). */
 export type Variant = "signed" | "keyed" | "control";
 
-export function successEnvelope(variant: Variant, data: unknown): Record<string, unknown> {
-  return variant === "keyed" ? { code: 200, message: "success", data } : { code: 0, msg: "success", data };
-}
+// The control API speaks the signed dialect.
+const dialectOf = (variant: Variant): Dialect => (variant === "keyed" ? "keyed" : "signed");
 
-function failureEnvelope(variant: Variant, code: number, message: string): Record<string, unknown> {
-  return variant === "keyed" ? { code, message, data: null } : { code, msg: message, data: null };
-}
 
 /**
  * Sends an exact body directly, bypassing res.json (and so the validator). Written with
@@ -52,7 +49,7 @@ export function respond(res: Response, status: number, exact: unknown): void {
 }
 
 export function respondSuccess(res: Response, variant: Variant, data: unknown): void {
-  respond(res, 200, successEnvelope(variant, data));
+  respond(res, 200, successEnvelope(dialectOf(variant), data));
 }
 
 interface ResponseValidationFailure {
@@ -80,7 +77,7 @@ export function installExactJson(variant: Variant, logger: SandboxLogger) {
         body: exact,
       });
       const entry = variant === "keyed" ? KeyedErrors.KEYED_INTERNAL_ERROR : SignedErrors.INTERNAL_ERROR;
-      sendRaw(res, entry.http, failureEnvelope(variant, entry.code, entry.meaning));
+      sendRaw(res, entry.http, failureEnvelope(dialectOf(variant), entry.code, entry.meaning));
       return res;
     }
     sendRaw(res, res.statusCode, exact);
@@ -122,7 +119,7 @@ export function envelopeErrorHandler(variant: Variant, logger: SandboxLogger): E
     // leave an unread body of at most 1 MiB, which Node reads and discards (no buffering) so the
     // connection stays usable and the client, still sending, is not cut off mid-write.
     if (failure.name === "BODY_TOO_LARGE" && res.locals.rawBody === undefined && announcesBody(req)) res.set("Connection", "close");
-    const envelope = failureEnvelope(variant, entry.code, message);
+    const envelope = failureEnvelope(dialectOf(variant), entry.code, message);
     if (res.locals.exactJsonInstalled === true && entry.http < 500) respond(res, entry.http, envelope);
     else sendRaw(res, entry.http, envelope);
   };

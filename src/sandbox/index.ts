@@ -29,7 +29,7 @@ export { createSandboxClock, formatPlatformTime, type Clock, type SandboxClock }
 export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
 export { createJsonLogger, createQuietLogger, fileDescriptorSink, type LogSink, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
-export { ID_RANGES, idsRoundingTo, type IdRange } from "./domain/id-range.js";
+export { ID_RANGES, idsRoundingTo, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
 export { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits.js";
 /** Nonces the sandbox remembers at once: 5 minutes of about 3,300 signed requests per second. */

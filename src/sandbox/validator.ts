@@ -1,28 +1,48 @@
 // express-openapi-validator (EOV) over a bundled spec, assembled from EOV's own parts so that a
-// request pays only for what the sandbox uses. The rules, the Ajv options, the compiled schemas,
-// the error objects and their messages are all EOV's; what changes is the plumbing:
+// request pays only for what the sandbox uses: the one adapter between the sandbox and EOV's
+// internals. The rules, the Ajv options, the compiled schemas, the error objects and their
+// messages are all EOV's; what changes is the plumbing. EOV's public middleware
+// (`OpenApiValidator.middleware`) with the same options gives the same answers (checked by
+// test/sandbox/fast-paths.test.ts) but adds 200-350 µs of CPU to every request, more than a
+// whole signed request costs the sandbox, and takes twice as long to start: the throughput
+// targets would be missed by far (docs/performance.md, "express-openapi-validator: public
+// middleware vs the assembly"; scripts/bench/validator.ts measures it).
 //
-//   - Routes are matched with regular expressions compiled once. EOV 5.6's metadata middleware
-//     runs path-to-regexp on every route of the spec for every request (a third of a signed
-//     request's CPU time in a profile); here the same routes are tried in the same order with
-//     the same options, and the same metadata, NotFound, MethodNotAllowed and BadRequest result.
-//     The outcome per path is remembered (10,000 paths at most).
-//   - One synchronous step per request (metadata, request validation, response-validation hook)
-//     once the spec is loaded, instead of six promise-chained middlewares. The ones left out
-//     do nothing for the sandbox: path-param registration (the sandbox routes by operationId),
-//     security (validateSecurity is false: the signature is checked once, before) and multipart
-//     (a request with a body reaches the validator only as application/json).
-//   - Loading skips compiling the OpenAPI meta-schema, which EOV 5.6 does even when
-//     validateApiSpec is false (the bundled specs are linted and validated at build time),
-//     skips re-bundling the already bundled spec,
-//     clones the spec with structuredClone, and hands the schema preprocessor the targets of
-//     the spec's local references instead of letting it compile each one with Ajv to find
-//     the same object (prefillResolvedReferences).
+// Each internal use, and the upstream change that would remove it:
+//
+//   - Route lookup (metadataStep; OpenApiContext's expressRouteMap, openApiRouteMap, routePair,
+//     shouldIgnoreRoute, isManagedRoute; types.js's BadRequest, MethodNotAllowed, NotFound; the
+//     path-to-regexp EOV resolves). EOV 5.6's metadata middleware compiles every route of the
+//     spec with path-to-regexp on every request until one matches (36 routes in the signed
+//     spec: most of what the public middleware costs more, in the profiles); here the same
+//     routes are compiled once per routing mode and tried in the same order with the same
+//     options, for the same metadata and errors, and the outcome per path is remembered
+//     (10,000 paths at most). Goes when EOV caches its compiled route matchers:
+//     cdimascio/express-openapi-validator#1217 ("perf: cache route matchers", open).
+//   - One synchronous step per request (OpenApiValidator's private requestValidationMiddleware
+//     and responseValidationMiddleware) instead of the five middlewares EOV chains, each
+//     awaiting the loaded spec again. Left out: path-param registration (the sandbox routes by
+//     operationId), security (validateSecurity is false: the signature is checked before) and
+//     multipart (a body reaches the validator only as application/json). Goes when EOV calls
+//     its built middlewares directly once the spec is loaded and exposes a readiness promise
+//     (no upstream issue found).
+//   - Loading (SpecOnlyFramework over OpenAPIFramework and OpenApiSpecLoader.framework) skips
+//     compiling the OpenAPI meta-schema, which EOV 5.6 does even when validateApiSpec is false
+//     (EOV #541/#544 stopped the validation, not the compilation: OpenAPISchemaValidator would have
+//     to be built only when validateApiSpec is true), and skips re-bundling an already bundled
+//     spec object with $RefParser (EOV would need an option to take apiSpec as bundled; no
+//     upstream issue found). The spec is copied with structuredClone.
+//   - prefillResolvedReferences hands SchemaPreprocessor's private resolvedSchemaCache the
+//     targets of the spec's local references, which EOV finds by compiling each one with Ajv
+//     (getSchema) only to take the same object back. Goes when the preprocessor resolves local
+//     references by JSON pointer (no upstream issue found).
 //
 // Request and response validators are compiled by EOV lazily, per operation, on first use.
 //
-// This relies on EOV internals (dist/ modules) of the exact version in package.json (5.6.2);
-// test/sandbox exercises every path of it.
+// Everything here is written against the exact EOV version pinned in package.json (5.6.2).
+// test/sandbox/validator-adapter.test.ts fails, naming what moved, when another version is
+// installed or any internal above is missing or changed shape; test/sandbox/fast-paths.test.ts
+// proves the route lookup and the loading give what EOV's own code gives.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { OpenApiValidator, type OpenApiValidatorOpts } from "express-openapi-validator/dist/openapi.validator.js";
 import { OpenAPIFramework } from "express-openapi-validator/dist/framework/index.js";
@@ -32,7 +52,7 @@ import { BadRequest, MethodNotAllowed, NotFound } from "express-openapi-validato
 import { SchemaPreprocessor, httpMethods } from "express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js";
 import { createRequire } from "node:module";
 import { createArrayLimitCheck } from "./array-limits.js";
-import type { OpenApiDocument } from "./spec.js";
+import type { OpenApiDocument } from "../contract/index.js";
 
 // path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the sandbox's).
 const requireFromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));

@@ -34,7 +34,7 @@ export {
   type NonceStore,
   type NonceUse,
 } from "./nonce-store.js";
-export { createRedisNonceStore, type RedisNonceStore, type RedisNonceStoreOptions } from "./redis-nonce-store.js";
+export { createRedisNonceStore, redactUrl, type RedisNonceStore, type RedisNonceStoreOptions } from "./redis-nonce-store.js";
 export {
   verifySignedRequest,
   type SecretsLookup,

@@ -2,7 +2,7 @@
 import { parseJsonLossless, stringifyJson } from "../../src/json/index.js";
 import { verifySignedRequest } from "../../src/signing/index.js";
 import { ALL_CHECKS } from "../../src/conformance/index.js";
-import { loadSpec } from "../../src/conformance/spec.js";
+import { loadBundle } from "../../src/contract/index.js";
 import type { Fault, ForwardedRequest, ForwardedResponse } from "./faulty-server.js";
 
 type Json = Record<string, any>;
@@ -23,7 +23,7 @@ const editResponse = (response: ForwardedResponse, edit: (body: Json) => void): 
 const success = (data: unknown): ForwardedResponse => ({ status: 200, headers: { "content-type": "application/json" }, body: stringifyJson({ code: 0, msg: "success", data })! });
 const refusal = (code: number, status: number, msg: string): ForwardedResponse => ({ status, headers: { "content-type": "application/json" }, body: stringifyJson({ code, msg, data: null })! });
 // Every path of the signed spec, under either base path, as one pattern.
-const KNOWN_SIGNED_PATH = new RegExp(`^/open-api(/v1)?(${Object.keys(loadSpec("signed").paths).map((p) => p.replace(/\{\w+\}/g, "[^/]+")).join("|")})$`);
+const KNOWN_SIGNED_PATH = new RegExp(`^/open-api(/v1)?(${Object.keys(loadBundle("signed").paths).map((p) => p.replace(/\{\w+\}/g, "[^/]+")).join("|")})$`);
 const SIGNED_CHECKS = new Set(ALL_CHECKS.filter((check) => check.needs?.includes("signed")).map((check) => check.name));
 const header = (request: ForwardedRequest, name: string) => Object.entries(request.headers).find(([k]) => k.toLowerCase() === name)?.[1];
 const CASHIER = /\/payment\/cashier\/create$/;

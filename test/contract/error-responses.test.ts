@@ -5,7 +5,7 @@
 // cannot return appears nowhere in it; control-API codes stay out of the public specs.
 import { describe, expect, it } from "vitest";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
-import { deref, escapePointer, loadSpec, SpecSchemas, type SpecDocument } from "../../src/conformance/spec.js";
+import { deref, escapePointer, loadBundle, SpecSchemas, type OpenApiDocument } from "../../src/contract/index.js";
 
 type Variant = "signed" | "keyed";
 type Entry = { code: number; http: number; appliesTo: string | readonly string[]; name: string };
@@ -27,7 +27,7 @@ interface Operation {
   node: any;
 }
 
-const specs: Record<Variant, SpecDocument> = { signed: loadSpec("signed"), keyed: loadSpec("keyed") };
+const specs: Record<Variant, OpenApiDocument> = { signed: loadBundle("signed"), keyed: loadBundle("keyed") };
 const schemas: Record<Variant, SpecSchemas> = { signed: new SpecSchemas(specs.signed, "signed"), keyed: new SpecSchemas(specs.keyed, "keyed") };
 const operations: Operation[] = (["signed", "keyed"] as const).flatMap((variant) =>
   Object.entries<any>(specs[variant].paths).flatMap(([path, item]) =>
@@ -42,7 +42,7 @@ const successPointer = (op: Operation) => `${op.pointer}/responses/200/content/a
 const responseSchemaPointer = (op: Operation, status: string) => schemas[op.variant].responseSchemaPointer(op.operationId, status)!;
 
 /** Every integer of every `enum` beside `x-enum-varnames` reachable from a node, following $refs. */
-function codeEnums(spec: SpecDocument, node: unknown, seen = new Set<unknown>()): number[] {
+function codeEnums(spec: OpenApiDocument, node: unknown, seen = new Set<unknown>()): number[] {
   if (!node || typeof node !== "object" || seen.has(node)) return [];
   seen.add(node);
   const resolved = deref(spec, node);
@@ -118,7 +118,7 @@ describe("codes outside the operations", () => {
       const text = JSON.stringify(specs[variant]);
       for (const entry of controlOnly) expect(text.includes(entry.name), `${entry.name} in ${variant}`).toBe(false);
     }
-    const control = JSON.stringify(loadSpec("sandbox-control"));
+    const control = JSON.stringify(loadBundle("sandbox-control"));
     for (const entry of controlOnly) expect(control.includes(entry.name), `${entry.name} in the control spec`).toBe(true);
   });
 

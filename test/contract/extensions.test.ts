@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
-import { loadSpec, type SpecDocument } from "../../src/conformance/spec.js";
+import { loadBundle, type OpenApiDocument } from "../../src/contract/index.js";
 
 const NAMES = ["signed", "keyed", "sandbox-control"] as const;
 const SOURCE = new Map<number, string>([...Object.values(SignedErrors), ...Object.values(KeyedErrors)].map((e) => [e.code, e.source]));
@@ -19,7 +19,7 @@ const admitsNull = (schema: Record<string, any>) =>
   (Array.isArray(schema.type) && schema.type.includes("null")) || (Array.isArray(schema.oneOf) && schema.oneOf.some((s: any) => s?.type === "null"));
 
 describe.each(NAMES)("the %s bundle", (name) => {
-  const spec: SpecDocument = loadSpec(name);
+  const spec: OpenApiDocument = loadBundle(name);
 
   it("lists in x-designed-rules only keywords the schema has (or nullable, when it admits null)", () => {
     let marks = 0;
@@ -50,8 +50,8 @@ describe.each(NAMES)("the %s bundle", (name) => {
 });
 
 describe("digit-string ids", () => {
-  const spec = loadSpec("signed");
-  const keyed = loadSpec("keyed");
+  const spec = loadBundle("signed");
+  const keyed = loadBundle("keyed");
   const patterns = {
     TradeNo: spec.components.schemas.TradeNo.pattern as string,
     refundNo: spec.components.schemas.Refund.properties.refundNo.pattern as string,

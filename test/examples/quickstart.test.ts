@@ -1,42 +1,22 @@
 // The quick start stays true: the example receiver and the first-order script, run as a
 // newcomer runs them (by package name, from the built package), give a paid order whose
 // callback arrives verified.
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createSandbox, type ListeningSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
+import { StartedProcesses, type StartedProcess } from "../support/process.js";
 
 const root = packageRoot();
 let sandbox: Sandbox;
 let listening: ListeningSandbox;
-const children: ChildProcess[] = [];
+const processes = new StartedProcesses();
 
 /** Starts a node script and resolves with it once its output matches. */
-function start(script: string, env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; output: () => string; match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, [join(root, script)], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let text = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not print ${ready} within 15 s:\n${text}`)), 15_000);
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = text.match(ready);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, output: () => text, match });
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => {
-      if (!text.match(ready)) {
-        clearTimeout(timer);
-        reject(new Error(`${script} exited with ${code}:\n${text}`));
-      }
-    });
-  });
+function start(script: string, env: Record<string, string>, ready: RegExp): Promise<StartedProcess> {
+  return processes.start(process.execPath, [join(root, script)], { cwd: root, env: { ...process.env, ...env }, ready, timeoutMs: 15_000 });
 }
 
 beforeAll(async () => {
@@ -46,7 +26,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of children) child.kill();
+  await processes.stopAll();
   await sandbox.close();
 });
 

@@ -2,24 +2,12 @@
 // shown it may send one; slow and idle connections are closed by the server's timeouts; the
 // connection count is capped. Each attack is followed by a valid signed request.
 import { connect, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
 import { BODY_LIMIT_BYTES } from "../../src/sandbox/body.js";
-import type { TestSandbox } from "../sandbox/helpers.js";
-import { envelopeOf, expectStillServed, hostPort, Ledger, memoryProbe, rawRequest, signedHead, startHostileSandbox, TEST_LIMITS } from "./support.js";
+import { envelopeOf, expectStillServed, hostileSuite, hostPort, memoryProbe, rawRequest, signedHead, TEST_LIMITS } from "./support.js";
 
-let sb: TestSandbox;
-let ledger: Ledger;
-beforeAll(async () => {
-  sb = await startHostileSandbox();
-  ledger = new Ledger(sb);
-  await ledger.addOrder();
-  await ledger.addTrade();
-});
-afterAll(async () => {
-  await ledger.verify();
-  await sb.close();
-});
+const { sb } = hostileSuite({ seed: { orders: 1, trades: 1 } });
 
 const HALF_MIB = Buffer.alloc(512 * 1024, 0x20);
 

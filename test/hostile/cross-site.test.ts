@@ -1,24 +1,13 @@
 // Item 3 (cross-site requests, DNS rebinding, guessable cashier pages, non-loopback listening),
 // item 7 (bad percent-encoding on cashier paths) and item 9 (security headers) of the
 // hostile-input review, each followed by a valid signed request.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
-import { captureLogger, type TestSandbox } from "../sandbox/helpers.js";
+import { captureLogger } from "../sandbox/helpers.js";
 import { createSandbox, nonLoopbackWarning } from "../../src/sandbox/index.js";
-import { envelopeOf, expectStillServed, Ledger, rawRequest, startHostileSandbox } from "./support.js";
+import { envelopeOf, expectStillServed, hostileSuite, rawRequest } from "./support.js";
 
-let sb: TestSandbox;
-let ledger: Ledger;
-beforeAll(async () => {
-  sb = await startHostileSandbox({ allowedHosts: ["sandbox.test"] });
-  ledger = new Ledger(sb);
-  await ledger.addTrade();
-});
-afterAll(async () => {
-  await ledger.verify();
-  expect(sb.logs.errors).toEqual([]);
-  await sb.close();
-});
+const { sb } = hostileSuite({ sandbox: { allowedHosts: ["sandbox.test"] }, seed: { trades: 1 }, noErrorsLogged: true });
 
 const REFUSED = SignedErrors.REQUEST_SITE_REFUSED;
 

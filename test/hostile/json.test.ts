@@ -1,23 +1,10 @@
 // Items 4 and 5 of the hostile-input review: deep JSON and duplicate keys, against the signed
 // interface and the unauthenticated control API, over raw sockets (exact bytes as sent).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../../src/json/index.js";
-import type { TestSandbox } from "../sandbox/helpers.js";
-import { envelopeOf, expectStillServed, Ledger, memoryProbe, rawRequest, signedHead, startHostileSandbox } from "./support.js";
+import { envelopeOf, expectStillServed, hostileSuite, memoryProbe, rawRequest, signedHead } from "./support.js";
 
-let sb: TestSandbox;
-let ledger: Ledger;
-beforeAll(async () => {
-  sb = await startHostileSandbox();
-  ledger = new Ledger(sb);
-  await ledger.addOrder();
-  await ledger.addTrade();
-});
-afterAll(async () => {
-  await ledger.verify();
-  expect(sb.logs.errors).toEqual([]);
-  await sb.close();
-});
+const { sb } = hostileSuite({ seed: { orders: 1, trades: 1 }, noErrorsLogged: true });
 
 const deep = (levels: number) => `{"openUserId":"deep","x":${"[".repeat(levels)}${"]".repeat(levels)}}`;
 

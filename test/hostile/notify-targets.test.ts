@@ -2,10 +2,10 @@
 // flag) loopback addresses, whether the notifyUrl names the address or a name resolves to it at
 // delivery time. DNS is injected (resolveHost) and deliveries are recorded by an injected fetch,
 // so nothing leaves the machine.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { addressKind } from "../../src/sandbox/notify-target.js";
 import { eventually, type TestSandbox } from "../sandbox/helpers.js";
-import { expectStillServed, startHostileSandbox } from "./support.js";
+import { expectStillServed, hostileSuite, startHostileSandbox } from "./support.js";
 
 const DNS: Record<string, string[]> = {
   "metadata.example": ["169.254.169.254"],
@@ -30,14 +30,8 @@ function fakes() {
   };
 }
 
-let sb: TestSandbox;
 const fake = fakes();
-beforeAll(async () => {
-  sb = await startHostileSandbox({ allowPrivateNotify: false, resolveHost: fake.resolveHost, fetch: fake.fetch, callbackSchedule: [] });
-});
-afterAll(async () => {
-  await sb.close();
-});
+const { sb } = hostileSuite({ sandbox: { allowPrivateNotify: false, resolveHost: fake.resolveHost, fetch: fake.fetch, callbackSchedule: [] } });
 
 async function createTrade(sandbox: TestSandbox, notifyUrl: string) {
   return sandbox.signed({ path: "/payment/cashier/create", body: { merchantId: 10001, outTradeNo: `N-${Math.random().toString(36).slice(2, 12)}`, totalAmount: 100, subject: "Tea", notifyUrl } });

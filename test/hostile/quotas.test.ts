@@ -1,25 +1,16 @@
 // Item 6 of the hostile-input review (the per-app budget of stored orders and trades): one app
 // filling its budget gets 100018 naming the limit, nothing past it is stored, other apps are
 // served, updates of existing records still work, and a reset frees the budget.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
 import { DEFAULT_STORE_QUOTAS } from "../../src/sandbox/index.js";
-import { BASIC, type TestSandbox } from "../sandbox/helpers.js";
-import { expectStillServed, Ledger, startHostileSandbox } from "./support.js";
+import { BASIC } from "../sandbox/helpers.js";
+import { expectStillServed, hostileSuite, startHostileSandbox } from "./support.js";
 
 const QUOTAS = { maxOrdersPerApp: 5, maxTradesPerApp: 4 };
 const FULL = SignedErrors.APP_QUOTA_EXCEEDED;
 
-let sb: TestSandbox;
-let ledger: Ledger;
-beforeAll(async () => {
-  sb = await startHostileSandbox({ quotas: QUOTAS });
-  ledger = new Ledger(sb);
-});
-afterAll(async () => {
-  await ledger.verify();
-  await sb.close();
-});
+const { sb, ledger } = hostileSuite({ sandbox: { quotas: QUOTAS } });
 
 function cashier(app = undefined as undefined | typeof BASIC, outTradeNo = `Q-${Math.random().toString(36).slice(2, 12)}`) {
   return sb.signed({ path: "/payment/cashier/create", body: { merchantId: 10001, outTradeNo, totalAmount: 100, subject: "Tea", notifyUrl: "https://127.0.0.1:9/cb" }, ...(app && { app }) });

@@ -1,8 +1,9 @@
 // Shared by the hostile-input suite: a sandbox on loopback with small server limits (so tests
 // wait milliseconds, not Node's minutes), raw HTTP over node:net (no client normalising what is
-// sent), a memory probe, and a ledger of what valid requests created, read back at the end.
+// sent), a memory probe, and a ledger of what valid requests created, read back at the end;
+// hostileSuite() sets the sandbox and the ledger up for a test file.
 import { connect } from "node:net";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { SandboxOptions } from "../../src/sandbox/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
 import { DEMO, startSandbox, type TestSandbox } from "../sandbox/helpers.js";
@@ -150,4 +151,62 @@ export function signedHead(sb: TestSandbox, options: { method?: string; path: st
   }
   for (const [name, value] of Object.entries(options.headers ?? {})) lines.push(`${name}: ${value}`);
   return `${lines.join("\r\n")}\r\n\r\n`;
+}
+
+export interface HostileSuiteOptions {
+  /** The sandbox's options (its server limits default to TEST_LIMITS). */
+  sandbox?: SandboxOptions;
+  /** Orders, then trades, created by valid requests before the tests and read back after them. */
+  seed?: { orders?: number; trades?: number };
+  /** After the tests, the sandbox must have logged no error. */
+  noErrorsLogged?: boolean;
+}
+
+/**
+ * A test file's sandbox and ledger, with the hooks that manage them: before the tests, a hostile
+ * sandbox is started and the ledger seeded; after them, every ledger entry is read back
+ * unchanged ("nothing may be lost"), the error log is checked when asked, and the sandbox is
+ * closed whatever failed. `sb` stands in for the sandbox started in the beforeAll hook, so the
+ * file can take it as a constant when the module loads.
+ */
+export function hostileSuite(options: HostileSuiteOptions = {}): { sb: TestSandbox; ledger: Ledger } {
+  const sandbox = lateBound<TestSandbox>("The hostile suite's sandbox");
+  const ledger = new Ledger(sandbox.standIn);
+  beforeAll(async () => {
+    sandbox.bind(await startHostileSandbox(options.sandbox));
+    for (let i = 0; i < (options.seed?.orders ?? 0); i++) await ledger.addOrder();
+    for (let i = 0; i < (options.seed?.trades ?? 0); i++) await ledger.addTrade();
+  });
+  afterAll(async () => {
+    if (!sandbox.bound) return;
+    try {
+      await ledger.verify();
+      if (options.noErrorsLogged) expect(sandbox.standIn.logs.errors).toEqual([]);
+    } finally {
+      await sandbox.standIn.close();
+    }
+  });
+  return { sb: sandbox.standIn, ledger };
+}
+
+/** A stand-in for an object made later: reads go to it once bound, and fail clearly before. */
+function lateBound<T extends object>(what: string): { standIn: T; bind(target: T): void; readonly bound: boolean } {
+  let target: T | undefined;
+  const standIn = new Proxy({} as T, {
+    get(_empty, key) {
+      if (!target) throw new Error(`${what} is used before the beforeAll hook that starts it.`);
+      const value: unknown = Reflect.get(target, key, target);
+      // Methods run on the real object (its private members are not on the stand-in).
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return {
+    standIn,
+    bind(value) {
+      target = value;
+    },
+    get bound() {
+      return target !== undefined;
+    },
+  };
 }

@@ -1,25 +1,14 @@
 // Item 1 of the hostile-input review: an oversized array is refused by its count before the
 // validator looks at its items, and a body with many errors gets a short answer.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadSpec } from "../../src/sandbox/spec.js";
+import { describe, expect, it } from "vitest";
+import { loadBundle } from "../../src/contract/index.js";
 import { LISTED_VALIDATION_ERRORS } from "../../src/sandbox/errors.js";
-import type { TestSandbox } from "../sandbox/helpers.js";
-import { expectStillServed, Ledger, memoryProbe, startHostileSandbox } from "./support.js";
+import { expectStillServed, hostileSuite, memoryProbe } from "./support.js";
 
-let sb: TestSandbox;
-let ledger: Ledger;
-beforeAll(async () => {
-  sb = await startHostileSandbox();
-  ledger = new Ledger(sb);
-  await ledger.addOrder();
-});
-afterAll(async () => {
-  await ledger.verify();
-  await sb.close();
-});
+const { sb } = hostileSuite({ seed: { orders: 1 } });
 
 // The limit as the contract states it (read from the bundled spec, as the sandbox does).
-const signed = loadSpec("signed") as any;
+const signed = loadBundle("signed") as any;
 const createOrderBody = signed.components.schemas[signed.paths["/orders"].post.requestBody.content["application/json"].schema.$ref.split("/").pop()];
 const MAX_ITEMS: number = createOrderBody.properties.items.maxItems;
 

@@ -13,7 +13,7 @@
 // The install is offline from the npm cache when it can be (this repository's own install put
 // the dependencies there) and falls back to the registry; when neither works the test fails
 // with both npm outputs, it does not skip.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
@@ -22,6 +22,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
 import { crawl } from "../docs/crawl.js";
+import { StartedProcesses } from "../support/process.js";
 
 const exec = promisify(execFile);
 const root = packageRoot();
@@ -100,40 +101,6 @@ const MiB = 1024 * 1024;
 /** The shell commands of the guide's ```sh blocks, one per line, in order. */
 function guideCommands(markdown: string): string[] {
   return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1]!.split("\n").filter((line) => line.trim() !== ""));
-}
-
-/** Starts a shell command in its own process group; resolves once its output matches. */
-function startCommand(command: string, cwd: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; output: () => string; match: RegExpMatchArray }> {
-  const child = spawn("sh", ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let text = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} did not print ${ready} within 30 s:\n${text}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = text.match(ready);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, output: () => text, match });
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      if (!text.match(ready)) reject(new Error(`${command} exited with ${code}:\n${text}`));
-    });
-  });
-}
-
-/** Stops a command started by startCommand, with everything it started (its process group). */
-function stopCommand(child: ChildProcess): void {
-  if (child.pid !== undefined && child.exitCode === null) {
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
 }
 
 // Run by node in the consumer project: imports by package name only.
@@ -232,7 +199,7 @@ describe("npm pack, then install into a fresh project", () => {
   let entries: string[];
   let consumer: string;
   let clientOnly: { bytes: number; packages: number };
-  const started: ChildProcess[] = [];
+  const processes = new StartedProcesses();
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "mop-pack-"));
@@ -285,8 +252,8 @@ describe("npm pack, then install into a fresh project", () => {
     clientOnly = footprint(join(consumer, "node_modules"));
   }, 240_000);
 
-  afterAll(() => {
-    for (const child of started) stopCommand(child);
+  afterAll(async () => {
+    await processes.stopAll();
     console.log(`pack-install timings (ms): ${JSON.stringify(timings)}`);
     // MOP_KEEP_PACK=1 keeps the staged copy, the tarball and the consumer project to look into.
     if (work && process.env.MOP_KEEP_PACK) console.log(`kept ${work}`);
@@ -391,9 +358,8 @@ describe("npm pack, then install into a fresh project", () => {
 
     // The sandbox, on a free port (the guide's documented --port 0) instead of 4010.
     const sandbox = await timed("quick start: sandbox up", () =>
-      startCommand(`${find("npx mop sandbox ")} --port 0`, consumer, NPM_ENV, /Signed interface\s+(http:\/\/127\.0\.0\.1:\d+)\/open-api\/v1/),
+      processes.startShell(`${find("npx mop sandbox ")} --port 0`, { cwd: consumer, env: NPM_ENV, ready: /Signed interface\s+(http:\/\/127\.0\.0\.1:\d+)\/open-api\/v1/, timeoutMs: 30_000 }),
     );
-    started.push(sandbox.child);
     const base = sandbox.match[1]!;
     const atBase = (command: string) => command.replaceAll("http://127.0.0.1:4010", base);
 
@@ -428,8 +394,12 @@ describe("npm pack, then install into a fresh project", () => {
     // 3. The examples, written into the project, and the receiver on a free port (PORT=0).
     const examples = await sh("sh", ["-c", find("npx mop examples")], consumer);
     expect(examples.stdout).toContain("wrote   mop-examples/receive-callbacks.mjs");
-    const receiver = await startCommand(find("node mop-examples/receive-callbacks.mjs"), consumer, { ...NPM_ENV, PORT: "0" }, /receiving callbacks on (http:\/\/127\.0\.0\.1:\d+\/notify)/);
-    started.push(receiver.child);
+    const receiver = await processes.startShell(find("node mop-examples/receive-callbacks.mjs"), {
+      cwd: consumer,
+      env: { ...NPM_ENV, PORT: "0" },
+      ready: /receiving callbacks on (http:\/\/127\.0\.0\.1:\d+\/notify)/,
+      timeoutMs: 30_000,
+    });
 
     // 4. The first order, told where the sandbox and the receiver are (MOP_BASE_URL, MOP_NOTIFY_URL).
     const order = await sh("sh", ["-c", find("node mop-examples/first-order.mjs")], consumer, 60_000, {
@@ -446,7 +416,7 @@ describe("npm pack, then install into a fresh project", () => {
     const paid = await sh("sh", ["-c", atBase(pay).replace(/trades\/\d+\/pay/, `trades/${tradeNo}/pay`)], consumer);
     expect(JSON.parse(paid.stdout)).toMatchObject({ code: 0 });
     await expect.poll(receiver.output, { timeout: 15_000 }).toMatch(new RegExp(`verified payment\\.succeeded evt_\\w+: .*"tradeNo":"${tradeNo}".*"attach":"quickstart"`));
-    for (const child of started.splice(0)) stopCommand(child);
+    await processes.stopAll();
   }, 240_000);
 
   it("imports every export by package name, reads the spec and vectors, and runs the sandbox", async () => {

@@ -2,7 +2,7 @@
 // request each, in four set-ups (verifying with secrets or checking presence only; signing for
 // the client; --fail-on-violation on or off), against the real sandbox.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadSpec } from "../../src/conformance/spec.js";
+import { loadBundle } from "../../src/contract/index.js";
 import { parseJsonLossless } from "../../src/json/index.js";
 import type { ProxyOptions } from "../../src/proxy/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
@@ -89,7 +89,7 @@ const ROWS: Row[] = [
 
 describe("the table covers every operation of both specs", () => {
   it("has one row per operationId", () => {
-    const operationIds = (["signed", "keyed"] as const).flatMap((name) => Object.values<any>(loadSpec(name).paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId)));
+    const operationIds = (["signed", "keyed"] as const).flatMap((name) => Object.values<any>(loadBundle(name).paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId)));
     expect(ROWS.map((row) => row.operationId).sort()).toEqual(operationIds.sort());
   });
 });

@@ -2,17 +2,20 @@
 // JSON through the engine's parser and writer vs the lossless ones, the Number copy for the
 // validator, the sandbox's nonce store vs the signing module's, the route lookup with regular
 // expressions compiled once vs express-openapi-validator's own, and the schema preprocessing
-// with references resolved up front vs by EOV itself.
+// with references resolved up front vs by EOV itself; and the whole assembly answers every
+// request as EOV's public middleware, mounted the documented way, does.
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import express, { type Request } from "express";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
 import { applyOpenApiMetadata } from "express-openapi-validator/dist/middlewares/openapi.metadata.js";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../../src/json/index.js";
 import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/sandbox/int64.js";
-import { loadSpec } from "../../src/sandbox/spec.js";
-import { metadataStep, prepareSpec } from "../../src/sandbox/validator.js";
+import { loadBundle } from "../../src/contract/index.js";
+import { createSpecValidator, metadataStep, prepareSpec, validatorOptions } from "../../src/sandbox/validator.js";
 
 const outcome = (fn: () => unknown): { ok: true; value: unknown } | { ok: false; error: string } => {
   try {
@@ -100,7 +103,7 @@ describe("express-openapi-validator, assembled from its parts", () => {
   ];
 
   it.each(["signed", "keyed", "sandbox-control"] as const)("the cached route lookup matches EOV's own for the %s spec", async (name) => {
-    const { context, responseApiDoc } = await prepareSpec(loadSpec(name));
+    const { context, responseApiDoc } = await prepareSpec(loadBundle(name));
     const ours = metadataStep(context, responseApiDoc);
     const theirs = applyOpenApiMetadata(context, responseApiDoc as never);
     const app = express();
@@ -133,18 +136,103 @@ describe("express-openapi-validator, assembled from its parts", () => {
     // $RefParser exactly as EOV resolves it.
     const fromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
     const $RefParser = fromValidator("@apidevtools/json-schema-ref-parser") as { bundle(document: object): Promise<unknown> };
-    const document = structuredClone(loadSpec(name));
+    const document = structuredClone(loadBundle(name));
     const bundled = await $RefParser.bundle(document);
     expect(bundled).toBe(document);
-    expect(isDeepStrictEqual(bundled, loadSpec(name))).toBe(true);
+    expect(isDeepStrictEqual(bundled, loadBundle(name))).toBe(true);
   });
 
   it.each(["signed", "keyed", "sandbox-control"] as const)("resolving references up front preprocesses the %s spec exactly as EOV does", async (name) => {
     const withFunctionsNamed = (value: unknown) => JSON.parse(JSON.stringify(value, (_key, item: unknown) => (typeof item === "function" ? `function ${item.name}` : item)));
-    const fast = await prepareSpec(loadSpec(name));
-    const reference = await prepareSpec(loadSpec(name), { prefill: false });
+    const fast = await prepareSpec(loadBundle(name));
+    const reference = await prepareSpec(loadBundle(name), { prefill: false });
     expect(withFunctionsNamed(fast.context.apiDoc)).toEqual(withFunctionsNamed(reference.context.apiDoc));
     expect(withFunctionsNamed(fast.responseApiDoc)).toEqual(withFunctionsNamed(reference.responseApiDoc));
     expect(fast.context.routes).toEqual(reference.context.routes);
+  });
+});
+
+describe("the assembly answers as express-openapi-validator's public middleware does", () => {
+  // Two apps alike but for the validator: the body parsed by express.json(), then the
+  // validator, then a handler echoing what the validator left on the request (operation,
+  // coerced query, path parameters, body with defaults); every error as its status, message,
+  // errors and headers. res.json is replaced before the validator wraps it, so the echo also
+  // carries the response validator's verdict on it (an echo is no valid answer: both must say
+  // why in the same words).
+  const servers: { close(): void }[] = [];
+  const origins: Record<"assembly" | "public", string> = { assembly: "", public: "" };
+
+  function app(validator: RequestHandler | RequestHandler[]): express.Express {
+    const built = express();
+    built.use(express.json());
+    built.use((_req: Request, res: Response, next: NextFunction) => {
+      res.json = function (this: Response, body: unknown) {
+        const invalid = this.locals.responseValidationError as { message?: string } | undefined;
+        this.setHeader("Content-Type", "application/json");
+        this.end(JSON.stringify({ body, responseValidation: invalid?.message ?? "passed" }));
+        return this;
+      };
+      next();
+    });
+    built.use(validator);
+    built.use((req: Request & { openapi?: { openApiRoute?: string; pathParams?: unknown; schema?: { operationId?: string } } }, res: Response) => {
+      const { openapi } = req;
+      res.json({ operationId: openapi?.schema?.operationId, route: openapi?.openApiRoute, pathParams: openapi?.pathParams, query: req.query, body: req.body as unknown });
+    });
+    built.use((error: { status?: number; message?: string; errors?: unknown; headers?: Record<string, string> }, _req: Request, res: Response, _next: NextFunction) => {
+      res.status(error.status ?? 500);
+      res.setHeader("Content-Type", "application/json");
+      res.end(JSON.stringify({ status: error.status, message: error.message, errors: error.errors, headers: error.headers }));
+    });
+    return built;
+  }
+
+  function listen(handler: express.Express): Promise<string> {
+    return new Promise((resolve) => {
+      const server = handler.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+      servers.push(server);
+    });
+  }
+
+  beforeAll(async () => {
+    const spec = loadBundle("signed");
+    origins.assembly = await listen(app(createSpecValidator(spec).handle));
+    origins.public = await listen(app(OpenApiValidator.middleware(validatorOptions(spec))));
+  });
+  afterAll(() => {
+    for (const server of servers) server.close();
+  });
+
+  const order = { merchantId: 10001, userId: 880000000001, orderType: 1, items: [{ itemType: 1, itemId: 31001, itemName: "Oolong milk tea", price: 1800, quantity: 2 }] };
+  const cases: [string, { method: string; path: string; body?: string; contentType?: string }][] = [
+    ["a valid listStores", { method: "GET", path: "/open-api/v1/stores?merchantId=10001&pageNo=1&pageSize=10" }],
+    ["listStores with its defaults", { method: "GET", path: "/open-api/v1/stores" }],
+    ["the unversioned base path", { method: "GET", path: "/open-api/stores?merchantId=10001" }],
+    ["a trailing slash", { method: "GET", path: "/open-api/v1/stores/" }],
+    ["a query value over its maximum", { method: "GET", path: "/open-api/v1/stores?merchantId=10001&pageSize=1000" }],
+    ["a query value of the wrong type", { method: "GET", path: "/open-api/v1/stores?pageNo=first" }],
+    ["an unknown query parameter", { method: "GET", path: "/open-api/v1/stores?bogus=1" }],
+    ["a path parameter", { method: "GET", path: "/open-api/v1/stores/20001" }],
+    ["a path parameter of the wrong type", { method: "GET", path: "/open-api/v1/stores/abc" }],
+    ["a static route before a templated one", { method: "GET", path: "/open-api/v1/stores/nearby?latitude=31.2&longitude=121.4" }],
+    ["a method the path does not take", { method: "DELETE", path: "/open-api/v1/stores" }],
+    ["an unknown path", { method: "GET", path: "/open-api/v1/nothing" }],
+    ["a malformed percent-encoding", { method: "GET", path: "/open-api/v1/orders/%E4%B8" }],
+    ["a path outside the spec's servers", { method: "GET", path: "/elsewhere" }],
+    ["a valid createOrder", { method: "POST", path: "/open-api/v1/orders", body: JSON.stringify(order) }],
+    ["a body missing required fields, with wrong types", { method: "POST", path: "/open-api/v1/orders", body: JSON.stringify({ merchantId: "x", items: [{ price: -1 }] }) }],
+    ["an unknown body property", { method: "POST", path: "/open-api/v1/orders", body: JSON.stringify({ ...order, surprise: true }) }],
+    ["no body at all", { method: "POST", path: "/open-api/v1/orders" }],
+    ["a body that is not JSON", { method: "POST", path: "/open-api/v1/orders", body: "merchantId=1", contentType: "text/plain" }],
+  ];
+
+  it.each(cases)("%s", async (_name, { method, path, body, contentType }) => {
+    const answers = await Promise.all(
+      (["assembly", "public"] as const).map(async (variant) => {
+        const response = await fetch(`${origins[variant]}${path}`, { method, body, headers: body === undefined ? {} : { "content-type": contentType ?? "application/json" } });
+        return { status: response.status, allow: response.headers.get("allow"), body: (await response.json()) as unknown };
+      }),
+    );
+    expect(answers[0]).toEqual(answers[1]);
   });
 });

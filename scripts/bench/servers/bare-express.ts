@@ -17,7 +17,7 @@ import { defaultFixtures } from "../../../src/sandbox/fixtures/load.js";
 import { createQuietLogger } from "../../../src/sandbox/logger.js";
 import type { OperationCall } from "../../../src/sandbox/routes/dispatch.js";
 import { signedOperations } from "../../../src/sandbox/routes/signed.js";
-import { loadSpec } from "../../../src/sandbox/spec.js";
+import { loadBundle } from "../../../src/contract/index.js";
 import { createMemoryStore } from "../../../src/sandbox/store/memory.js";
 import { createMemoryNonceStore } from "../../../src/signing/index.js";
 
@@ -62,7 +62,7 @@ const app = express();
 app.disable("x-powered-by");
 app.use(express.json({ limit: "1mb" }));
 
-const spec = loadSpec("signed") as { paths: Record<string, Record<string, { operationId?: string }>> };
+const spec = loadBundle("signed") as { paths: Record<string, Record<string, { operationId?: string }>> };
 for (const [path, item] of Object.entries(spec.paths)) {
   const route = `/open-api/v1${path.replace(/\{([^}]+)\}/g, ":$1")}`;
   for (const [method, operation] of Object.entries(item)) {

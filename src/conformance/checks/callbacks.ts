@@ -3,6 +3,7 @@
 import { verifySignedRequest } from "../../signing/index.js";
 import { parseJsonLossless } from "../../json/index.js";
 import { SignedErrors } from "../../../generated/error-codes.js";
+import { SIGNATURE_WINDOW_SECONDS } from "../../contract/index.js";
 import { CheckFailure, CheckSkipped, type Check } from "../check.js";
 import type { CheckContext } from "../context.js";
 import type { Delivery } from "../receiver.js";
@@ -20,7 +21,7 @@ async function verifyDelivery(ctx: CheckContext, delivery: Delivery, seenNonces:
   const fail = (message: string, expected: string): never => {
     throw new CheckFailure({ message, expected, rule: RULE, exchange: { request: { method: "POST", url: ctx.receiver!.url, headers: delivery.headers, body: delivery.rawBody.toString("utf8") }, durationMs: 0 } });
   };
-  const verification = await verifySignedRequest({ headers: delivery.headers, body: delivery.rawBody, secretsFor: (key) => (key === ctx.options.appKey ? ctx.options.appSecrets : undefined), windowSeconds: 300 });
+  const verification = await verifySignedRequest({ headers: delivery.headers, body: delivery.rawBody, secretsFor: (key) => (key === ctx.options.appKey ? ctx.options.appSecrets : undefined), windowSeconds: SIGNATURE_WINDOW_SECONDS });
   if (!verification.ok) fail(`the callback's signature does not verify: ${verification.message}`, `X-App-Key/X-Timestamp/X-Nonce/X-Sign over the raw body with one of the app's secrets (${ctx.options.appSecrets.length} given; pass every valid one with --app-secret during a rotation)`);
   const nonce = delivery.headers["x-nonce"]!;
   if (seenNonces.has(nonce)) fail(`a retry reused the nonce ${nonce}`, "a fresh timestamp and nonce on every attempt");

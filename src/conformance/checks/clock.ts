@@ -2,7 +2,7 @@
 // before the checks (src/conformance/clock.ts); when it does not, this is the one failure and
 // every check that signs requests is skipped instead of failing with 100004 one by one.
 import { CheckFailure, type Check } from "../check.js";
-import { WINDOW_SECONDS } from "../clock.js";
+import { SIGNATURE_WINDOW_SECONDS } from "../../contract/index.js";
 
 export const CLOCK_CHECK = "clock.within-window";
 const RULE = "source: Authentication, timestamp rule; DESIGN item 6 (±300 s of server time)";
@@ -11,12 +11,12 @@ export const clockChecks: Check[] = [
   {
     name: CLOCK_CHECK,
     tags: ["clock", "signed"],
-    purpose: `a request timed by this machine's clock is inside the server's ±${WINDOW_SECONDS} s window (its Date header and control API clock are read once)`,
+    purpose: `a request timed by this machine's clock is inside the server's ±${SIGNATURE_WINDOW_SECONDS} s window (its Date header and control API clock are read once)`,
     rule: RULE,
     needs: ["signed"],
     async run(ctx) {
       const refusal = ctx.clock?.refusal;
-      if (refusal) throw new CheckFailure({ message: refusal.message, expected: `a server clock within ±${WINDOW_SECONDS} s of this machine's (both on true time)`, rule: RULE, exchange: refusal.exchange });
+      if (refusal) throw new CheckFailure({ message: refusal.message, expected: `a server clock within ±${SIGNATURE_WINDOW_SECONDS} s of this machine's (both on true time)`, rule: RULE, exchange: refusal.exchange });
     },
   },
 ];

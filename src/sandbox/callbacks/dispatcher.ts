@@ -11,7 +11,7 @@ import type { SandboxClock } from "../clock.js";
 import { formatPlatformTime } from "../clock.js";
 import { stringifyExactJson, toNumberCopy } from "../int64.js";
 import type { SandboxLogger } from "../logger.js";
-import { validateWebhookEvent, type WebhookEventSchema } from "../spec.js";
+import { schemasFor } from "../../contract/index.js";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -23,13 +23,15 @@ export const DEFAULT_CALLBACK_SCHEDULE_MS: readonly number[] = [
   30 * MINUTE, 60 * MINUTE, 3 * HOUR, 3 * HOUR, 3 * HOUR, 6 * HOUR, 6 * HOUR,
 ];
 
-export type CallbackEventType = "payment.succeeded" | "member_card.application.approved" | "member_card.application.rejected";
+export type { CallbackEventType } from "../../callbacks/index.js";
+import type { CallbackEventType } from "../../callbacks/index.js";
 
-const SCHEMAS: Record<CallbackEventType, WebhookEventSchema> = {
-  "payment.succeeded": "PaymentSucceededEvent",
-  "member_card.application.approved": "MemberCardApplicationApprovedEvent",
-  "member_card.application.rejected": "MemberCardApplicationRejectedEvent",
-};
+/** Errors of a payload (bigints as Numbers) against its webhook's schema in the signed spec. */
+function payloadProblems(type: CallbackEventType, payload: unknown): string[] {
+  const schemas = schemasFor("signed");
+  const webhook = schemas.webhook(type);
+  return webhook ? schemas.validate(webhook.pointer, payload) : [`the signed spec has no webhook for ${type}`];
+}
 
 export interface CallbackAttempt {
   attempt: number;
@@ -239,7 +241,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     prepare(input) {
       const eventId = newEventId();
       const payload = { id: eventId, type: input.type, createTime: formatPlatformTime(input.createTime), data: input.data };
-      const problems = validateWebhookEvent(SCHEMAS[input.type], toNumberCopy(payload));
+      const problems = payloadProblems(input.type, toNumberCopy(payload));
       if (problems.length > 0) {
         throw new Error(`the ${input.type} callback payload does not match its webhook schema: ${problems.join("; ")}`);
       }

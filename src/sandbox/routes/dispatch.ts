@@ -5,7 +5,7 @@ import type { Variant } from "../envelope.js";
 import { respondSuccess } from "../envelope.js";
 import { signedError } from "../errors.js";
 import { parseIdText } from "../int64.js";
-import { loadSpec, type SpecName } from "../spec.js";
+import { compilePathTemplate, loadBundle, type PathTemplate, type SpecName } from "../../contract/index.js";
 import { createSpecValidator, type SpecValidator } from "../validator.js";
 
 interface OpenApiRequestInfo {
@@ -20,7 +20,7 @@ const sharedValidators = new Map<SpecName, SpecValidator>();
 function validatorFor(name: SpecName): SpecValidator {
   let validator = sharedValidators.get(name);
   if (!validator) {
-    validator = createSpecValidator(loadSpec(name));
+    validator = createSpecValidator(loadBundle(name));
     sharedValidators.set(name, validator);
   }
   return validator;
@@ -80,24 +80,13 @@ export interface OperationCall {
 
 export type OperationHandler = (call: OperationCall) => unknown;
 
-const routePatterns = new Map<string, { regexp: RegExp; names: string[] }>();
+const routePatterns = new Map<string, PathTemplate>();
 
-function routePattern(openApiRoute: string): { regexp: RegExp; names: string[] } {
+/** The route's template as Express matched it: letters of any case, one trailing "/" allowed. */
+function routePattern(openApiRoute: string): PathTemplate {
   let pattern = routePatterns.get(openApiRoute);
   if (!pattern) {
-    const names: string[] = [];
-    const source = openApiRoute
-      .split(/(\{[^}]+\})/)
-      .map((part) => {
-        const param = /^\{([^}]+)\}$/.exec(part);
-        if (param) {
-          names.push(param[1] ?? "");
-          return "([^/]+)";
-        }
-        return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      })
-      .join("");
-    pattern = { regexp: new RegExp(`^${source}/?$`, "i"), names };
+    pattern = compilePathTemplate(openApiRoute, { caseInsensitive: true, trailingSlash: true });
     routePatterns.set(openApiRoute, pattern);
   }
   return pattern;

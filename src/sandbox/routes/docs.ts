@@ -6,7 +6,7 @@ import express, { type Router } from "express";
 import { packageRoot } from "../../util/package-root.js";
 import { escapeHtml, PAGE_HEADERS } from "../cashier-page.js";
 import { DOCS_SECURITY_HEADERS } from "../security-headers.js";
-import { specPath, type SpecName } from "../spec.js";
+import { bundlePath, type SpecName } from "../../contract/index.js";
 
 const SPECS: { name: SpecName; title: string }[] = [
   { name: "signed", title: "Signed open interface (/open-api/v1)" },
@@ -41,7 +41,7 @@ export function docsRouter(): Router {
   for (const { name } of SPECS) {
     router.get(`/specs/${name}.openapi.json`, (_req, res) => {
       res.locals.operationId = "docsSpec";
-      res.type("application/json").sendFile(specPath(name));
+      res.type("application/json").sendFile(bundlePath(name));
     });
   }
   if (existsSync(join(site, "index.html"))) {

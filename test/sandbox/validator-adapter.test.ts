@@ -1,0 +1,156 @@
+// The sandbox's validator (src/sandbox/validator.ts) is assembled from express-openapi-validator
+// internals: dist/ modules, private fields and methods, and the path-to-regexp EOV resolves.
+// None of that is EOV's public API, so any release may move it. These tests fail loudly, naming
+// what moved, when the installed EOV is not the version the adapter was written against or when
+// any internal it uses is missing or has changed shape. test/sandbox/fast-paths.test.ts then
+// proves the assembly still behaves as EOV's own middleware does.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadBundle } from "../../src/contract/index.js";
+import { prepareSpec, validatorOptions } from "../../src/sandbox/validator.js";
+import { packageRoot } from "../../src/util/package-root.js";
+
+const RECHECK = "re-check every internal src/sandbox/validator.ts uses (listed in the comment at its top) against the new version, then update the pin";
+const require = createRequire(import.meta.url);
+const fromValidator = createRequire(require.resolve("express-openapi-validator"));
+
+type Shape = Record<string, unknown>;
+
+/** Fails with a message naming the internal and what to do, instead of a bare toBe(). */
+function expectKind(owner: string, name: string, value: unknown, kind: "function" | "object" | "string" | "number" | "boolean" | "map" | "set" | "regexp" | "array"): void {
+  const actual = value instanceof Map ? "map" : value instanceof Set ? "set" : value instanceof RegExp ? "regexp" : Array.isArray(value) ? "array" : value === null ? "null" : typeof value;
+  if (actual !== kind) {
+    throw new Error(`express-openapi-validator internal changed: ${owner}.${name} is ${actual}, the sandbox's adapter expects ${kind}; ${RECHECK}.`);
+  }
+}
+
+async function importInternal(path: string): Promise<Shape> {
+  try {
+    return (await import(`express-openapi-validator/${path}`)) as Shape;
+  } catch (error) {
+    throw new Error(`express-openapi-validator internal module ${path} no longer loads (${(error as Error).message}); ${RECHECK}.`);
+  }
+}
+
+function checkPinned(installed: string, manifest: { devDependencies: Shape; peerDependencies: Shape }): void {
+  for (const field of ["devDependencies", "peerDependencies"] as const) {
+    const pinned = manifest[field]["express-openapi-validator"];
+    if (pinned !== installed) {
+      throw new Error(`express-openapi-validator ${installed} is installed but package.json's ${field} pins ${String(pinned)}: the sandbox's adapter (src/sandbox/validator.ts) is written against the pinned version only; ${RECHECK}.`);
+    }
+  }
+}
+
+describe("express-openapi-validator internals the sandbox's adapter uses", () => {
+  it("the installed version is the pinned one", () => {
+    const manifest = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { devDependencies: Shape; peerDependencies: Shape };
+    const installed = (JSON.parse(readFileSync(fromValidator.resolve("express-openapi-validator/package.json"), "utf8")) as { version: string }).version;
+    checkPinned(installed, manifest);
+  });
+
+  it("the guards fail, naming what to re-check, on another version or another shape", () => {
+    expect(() => checkPinned("5.7.0", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "5.6.2" } })).toThrow(
+      /express-openapi-validator 5\.7\.0 is installed but package\.json's devDependencies pins 5\.6\.2.*re-check every internal src\/sandbox\/validator\.ts uses/,
+    );
+    expect(() => checkPinned("5.6.2", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "^5.6.2" } })).toThrow(/peerDependencies pins \^5\.6\.2/);
+    expect(() => expectKind("SchemaPreprocessor", "resolvedSchemaCache", {}, "map")).toThrow("express-openapi-validator internal changed: SchemaPreprocessor.resolvedSchemaCache is object, the sandbox's adapter expects map");
+    expect(() => expectKind("OpenApiContext", "routePair", undefined, "function")).toThrow("OpenApiContext.routePair is undefined");
+  });
+
+  it("each dist module loads and exports what the adapter imports", async () => {
+    const expected: [string, Record<string, "function" | "set">][] = [
+      ["dist/openapi.validator.js", { OpenApiValidator: "function" }],
+      ["dist/framework/index.js", { OpenAPIFramework: "function" }],
+      ["dist/framework/openapi.spec.loader.js", { OpenApiSpecLoader: "function" }],
+      ["dist/framework/openapi.context.js", { OpenApiContext: "function" }],
+      ["dist/framework/types.js", { BadRequest: "function", MethodNotAllowed: "function", NotFound: "function" }],
+      ["dist/middlewares/parsers/schema.preprocessor.js", { SchemaPreprocessor: "function", httpMethods: "set" }],
+      // Not used by the adapter itself: the reference fast-paths.test.ts compares it with.
+      ["dist/middlewares/openapi.metadata.js", { applyOpenApiMetadata: "function" }],
+    ];
+    for (const [path, exports] of expected) {
+      const module = await importInternal(path);
+      for (const [name, kind] of Object.entries(exports)) expectKind(path, name, module[name], kind);
+    }
+    const { httpMethods } = await importInternal("dist/middlewares/parsers/schema.preprocessor.js");
+    for (const method of ["get", "post", "delete"]) expect(httpMethods as Set<string>, `schema.preprocessor.js httpMethods lost ${method}; ${RECHECK}`).toContain(method);
+  });
+
+  it("the error classes still carry the status and headers the sandbox maps to envelope codes", async () => {
+    const types = await importInternal("dist/framework/types.js");
+    const cases: [string, number][] = [
+      ["BadRequest", 400],
+      ["NotFound", 404],
+      ["MethodNotAllowed", 405],
+    ];
+    for (const [name, status] of cases) {
+      const ErrorClass = types[name] as new (args: { path: string; message: string; headers?: Record<string, string> }) => Shape;
+      const error = new ErrorClass({ path: "/x", message: "m", headers: { Allow: "GET" } });
+      expect(error.status, `types.js ${name}.status; ${RECHECK}`).toBe(status);
+      expect(error.message, `types.js ${name}.message; ${RECHECK}`).toBe("m");
+    }
+    const notAllowed = new (types.MethodNotAllowed as new (args: object) => Shape)({ path: "/x", message: "m", headers: { Allow: "GET" } });
+    expect(notAllowed.headers, `types.js MethodNotAllowed.headers; ${RECHECK}`).toEqual({ Allow: "GET" });
+  });
+
+  it("path-to-regexp, as EOV resolves it, compiles routes into { regexp, keys[].name }", () => {
+    const { pathToRegexp } = fromValidator("path-to-regexp") as { pathToRegexp?: (path: string, options: object) => Shape };
+    expectKind("path-to-regexp", "pathToRegexp", pathToRegexp, "function");
+    const compiled = (pathToRegexp as (path: string, options: object) => { regexp: RegExp; keys: { name: string }[] })("/open-api/v1/stores/:storeId", { sensitive: false, strict: false });
+    expectKind("pathToRegexp()", "regexp", compiled.regexp, "regexp");
+    expect(compiled.keys.map((key) => key.name), `pathToRegexp().keys; ${RECHECK}`).toEqual(["storeId"]);
+    expect(compiled.regexp.exec("/open-api/v1/STORES/20001")?.slice(1), `pathToRegexp() case-insensitive match; ${RECHECK}`).toEqual(["20001"]);
+  });
+
+  it("a real OpenApiValidator, OpenAPIFramework, OpenApiSpecLoader and SchemaPreprocessor have the private members the adapter reads", async () => {
+    const spec = loadBundle("signed");
+    const { OpenApiValidator } = await importInternal("dist/openapi.validator.js");
+    const validator = new (OpenApiValidator as new (options: object) => Shape)(validatorOptions(spec));
+    expectKind("OpenApiValidator", "options", validator.options, "object");
+    expectKind("OpenApiValidator", "options.validateResponses", (validator.options as Shape).validateResponses, "object");
+    expectKind("OpenApiValidator", "ajvOpts", validator.ajvOpts, "object");
+    expectKind("OpenApiValidator", "ajvOpts.preprocessor", (validator.ajvOpts as Shape).preprocessor, "object");
+    expectKind("OpenApiValidator", "requestValidationMiddleware", validator.requestValidationMiddleware, "function");
+    expectKind("OpenApiValidator", "responseValidationMiddleware", validator.responseValidationMiddleware, "function");
+
+    const { OpenAPIFramework } = await importInternal("dist/framework/index.js");
+    const args = { apiDoc: structuredClone(spec), validateApiSpec: false, $refParser: { mode: "bundle" } };
+    const framework = new (OpenAPIFramework as new (args: object) => Shape)(args);
+    expect(framework.args, `OpenAPIFramework.args; ${RECHECK}`).toBe(args);
+    for (const method of ["initialize", "loadSpec", "getBasePathsFromServers", "sortApiDocTags"]) expectKind("OpenAPIFramework", method, framework[method], "function");
+    const basePaths = (framework.getBasePathsFromServers as (servers: unknown) => Shape[]).call(framework, spec.servers);
+    expectKind("OpenAPIFramework", "getBasePathsFromServers()", basePaths, "array");
+    expectKind("OpenAPIFramework.getBasePathsFromServers()[0]", "all", basePaths[0]?.all, "function");
+    expect((basePaths[0]?.all as () => string[])().some((path) => path.startsWith("/open-api/v1")), `BasePath.all(); ${RECHECK}`).toBe(true);
+
+    const { OpenApiSpecLoader } = await importInternal("dist/framework/openapi.spec.loader.js");
+    const loader = new (OpenApiSpecLoader as new (args: object) => Shape)(args);
+    expect(loader.framework, `OpenApiSpecLoader.framework (replaced by the adapter); ${RECHECK}`).toBeInstanceOf(OpenAPIFramework as new () => unknown);
+    expectKind("OpenApiSpecLoader", "load", loader.load, "function");
+
+    const { SchemaPreprocessor } = await importInternal("dist/middlewares/parsers/schema.preprocessor.js");
+    const preprocessor = new (SchemaPreprocessor as new (...args: unknown[]) => Shape)(structuredClone(spec), (validator.ajvOpts as Shape).preprocessor, (validator.options as Shape).validateResponses);
+    expectKind("SchemaPreprocessor", "resolvedSchemaCache", preprocessor.resolvedSchemaCache, "map");
+    expectKind("SchemaPreprocessor", "preProcess", preprocessor.preProcess, "function");
+  });
+
+  it("the context and the response document prepareSpec builds have the members metadataStep reads", async () => {
+    const { context, responseApiDoc, validator } = await prepareSpec(loadBundle("signed"));
+    const ctx = context as unknown as Shape;
+    for (const field of ["expressRouteMap", "openApiRouteMap", "apiDoc"] as const) expectKind("OpenApiContext", field, ctx[field], "object");
+    expectKind("OpenApiContext", "serial", ctx.serial, "number");
+    expectKind("OpenApiContext", "useRequestUrl", ctx.useRequestUrl, "boolean");
+    expectKind("OpenApiContext", "ignoreUndocumented", ctx.ignoreUndocumented, "boolean");
+    for (const method of ["routePair", "shouldIgnoreRoute", "isManagedRoute"]) expectKind("OpenApiContext", method, ctx[method], "function");
+    const [expressRoute, methods] = Object.entries(ctx.expressRouteMap as Record<string, Shape>)[0] ?? [];
+    expectKind("OpenApiContext.expressRouteMap[route]", "basePath", methods?.basePath, "string");
+    expectKind("OpenApiContext.routePair(route)", "openApiRoute", (context.routePair(expressRoute as string) as unknown as Shape).openApiRoute, "string");
+    expectKind("SchemaPreprocessor.preProcess()", "apiDocRes.paths", responseApiDoc.paths, "object");
+    // The request and response steps the adapter takes from the validator, built for real.
+    const internals = validator as unknown as { requestValidationMiddleware(apiDoc: unknown): unknown; responseValidationMiddleware(apiDoc: unknown, serial: number): unknown };
+    expectKind("OpenApiValidator.requestValidationMiddleware()", "(result)", internals.requestValidationMiddleware(context.apiDoc), "function");
+    expectKind("OpenApiValidator.responseValidationMiddleware()", "(result)", internals.responseValidationMiddleware(responseApiDoc, context.serial), "function");
+  });
+});
