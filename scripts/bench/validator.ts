@@ -1,5 +1,5 @@
 // express-openapi-validator through its public middleware against the sandbox's assembly of its
-// parts (src/sandbox/validator.ts): the real sandbox run both ways (servers/validator-sandbox.ts
+// parts (src/server/validator.ts): the real sandbox run both ways (servers/validator-sandbox.ts
 // swaps in servers/public-validator.ts), side by side with Prism and bare Express as in the
 // throughput section, every request freshly signed and every answer checked.
 //
@@ -27,7 +27,7 @@ import { pathToFileURL } from "node:url";
 import type { AutocannonRequest } from "autocannon";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { loadBundle } from "../../src/contract/index.js";
-import { createSpecValidator as createAssembly } from "../../src/sandbox/validator.js";
+import { createSpecValidator as createAssembly } from "../../src/server/validator.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { frameTimes, type FrameTimes } from "./lib/cpu-profile.js";
 import { runLoad, signedRequest, type LoadRequest } from "./lib/load.js";

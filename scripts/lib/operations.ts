@@ -13,6 +13,8 @@ export interface OperationIndexEntry {
   query: Record<string, { required: boolean; type?: unknown; minimum?: number; maximum?: number; default?: unknown; enum?: unknown[] }>;
   pathParams: string[];
   hasBody: boolean;
+  /** Top-level properties of the JSON request body that have a default (the validator fills them in). */
+  bodyDefaults: string[];
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
@@ -24,6 +26,15 @@ function resolveRef<T>(spec: Record<string, unknown>, node: unknown): T {
     current = pointer.reduce<Record<string, unknown>>((acc, key) => acc[key.replace(/~1/g, "/").replace(/~0/g, "~")] as Record<string, unknown>, spec);
   }
   return current as T;
+}
+
+function bodyDefaults(spec: Record<string, unknown>, requestBody: unknown): string[] {
+  if (!requestBody) return [];
+  const content = resolveRef<{ content?: Record<string, { schema?: unknown }> }>(spec, requestBody).content;
+  const schema = resolveRef<{ properties?: Record<string, unknown> }>(spec, content?.["application/json"]?.schema ?? {});
+  return Object.entries(schema.properties ?? {})
+    .filter(([, property]) => resolveRef<Record<string, unknown>>(spec, property).default !== undefined)
+    .map(([name]) => name);
 }
 
 export function operationIndex(spec: Record<string, unknown>): Record<string, OperationIndexEntry> {
@@ -52,6 +63,7 @@ export function operationIndex(spec: Record<string, unknown>): Record<string, Op
         query,
         pathParams: params.filter((p) => p.in === "path").map((p) => p.name),
         hasBody: Boolean(operation.requestBody),
+        bodyDefaults: bodyDefaults(spec, operation.requestBody),
       };
     }
   }
@@ -62,7 +74,7 @@ export function operationsModule(spec: Record<string, unknown>, constName: strin
   const index = operationIndex(spec);
   return (
     header +
-    `/** Operations of the spec by operationId: method, path, path parameters, query-parameter bounds. */\n` +
+    `/** Operations of the spec by operationId: method, path, path parameters, query-parameter bounds, body properties with a default. */\n` +
     `export const ${constName} = ${JSON.stringify(index, null, 2)} as const;\n\n` +
     `export type ${constName[0]!.toUpperCase()}${constName.slice(1).replace(/Operations$/, "OperationId")} = keyof typeof ${constName};\n`
   );

@@ -1,6 +1,6 @@
 // What every part of a running sandbox shares.
 import type { NonceStore } from "../signing/index.js";
-import type { RateLimiter } from "./auth.js";
+import type { RateLimiter } from "../server/index.js";
 import type { CashierKeys } from "./cashier-key.js";
 import type { NotifyPolicy } from "./notify-target.js";
 import type { ServedHosts } from "./site-guard.js";

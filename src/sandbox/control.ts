@@ -6,7 +6,9 @@ import type { SandboxContext } from "./context.js";
 import { approveApplication, rejectApplication } from "./domain/member-cards.js";
 import { startOrderService } from "./domain/orders.js";
 import { closeTrade, controlTradeView, expireDueTrades, payTrade } from "./domain/payments.js";
-import type { OperationHandler } from "./routes/dispatch.js";
+import type { OperationHandlers } from "../server/index.js";
+import type { operations as ControlOperations } from "../../generated/sandbox-control.js";
+import type { sandboxControlOperations } from "../../generated/sandbox-control.operations.js";
 
 export function clockView(ctx: SandboxContext) {
   const now = ctx.clock.now();
@@ -63,25 +65,19 @@ export function resetState(ctx: SandboxContext) {
   return { merchants: ctx.store.merchants().length, stores: ctx.store.stores().length, cardTemplates: ctx.store.cardTemplates().length, apps: ctx.store.apps().length };
 }
 
-export function controlOperations(ctx: SandboxContext): Record<string, OperationHandler> {
+export function controlOperations(ctx: SandboxContext): OperationHandlers<ControlOperations, typeof sandboxControlOperations> {
   return {
-    payTrade: (call) => {
-      const { trade, eventId } = payTrade(ctx, call.pathParam("tradeNo"));
+    payTrade: (input) => {
+      const { trade, eventId } = payTrade(ctx, input.path.tradeNo);
       return { trade: controlTradeView(trade), eventId };
     },
-    closeTrade: (call) => controlTradeView(closeTrade(ctx, call.pathParam("tradeNo"), "closed by the control API")),
-    startOrderService: (call) => startOrderService(ctx, call.id("path", "orderId")),
-    approveCreditApplication: (call) => approveApplication(ctx, call.id("path", "applicationId")),
-    rejectCreditApplication: (call) => rejectApplication(ctx, call.id("path", "applicationId"), call.body.reason),
+    closeTrade: (input) => controlTradeView(closeTrade(ctx, input.path.tradeNo, "closed by the control API")),
+    startOrderService: (input) => startOrderService(ctx, input.path.orderId),
+    approveCreditApplication: (input) => approveApplication(ctx, input.path.applicationId),
+    rejectCreditApplication: (input) => rejectApplication(ctx, input.path.applicationId, input.body.reason),
     getClock: () => clockView(ctx),
-    advanceClock: (call) => advanceClock(ctx, call.body.seconds),
-    listCallbackDeliveries: (call) =>
-      listDeliveries(ctx, {
-        eventId: call.query.eventId,
-        tradeNo: call.query.tradeNo,
-        applicationId: call.optionalId("query", "applicationId"),
-        status: call.query.status,
-      }),
+    advanceClock: (input) => advanceClock(ctx, input.body.seconds),
+    listCallbackDeliveries: (input) => listDeliveries(ctx, input.query),
     resetState: () => resetState(ctx),
   };
 }

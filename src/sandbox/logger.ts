@@ -2,6 +2,7 @@
 // happen (internal errors, answers that failed response validation, callbacks given up).
 import type { NextFunction, Request, Response } from "express";
 import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import { requestState } from "../server/index.js";
 
 export interface RequestLogRecord {
   time: string;
@@ -85,7 +86,7 @@ export function requestLogger(logger: SandboxLogger) {
       const url = req.originalUrl;
       const query = url.indexOf("?");
       const operationId = (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-      const code = res.locals.envelopeCode as number | undefined;
+      const code = requestState(res).envelopeCode as number | undefined;
       logger.request({
         time: new Date().toISOString(),
         method: req.method,

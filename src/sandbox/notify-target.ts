@@ -11,6 +11,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import type { NextFunction, Request, Response } from "express";
 import { signedError } from "./errors.js";
+import { requestState } from "../server/index.js";
 
 export interface NotifyPolicy {
   /** 127.0.0.0/8, ::1, localhost. */
@@ -116,7 +117,7 @@ export async function deliveryTargetProblem(url: string, policy: NotifyPolicy, l
 /** Pipeline step after validation: 100009 for a notifyUrl literal of a refused kind. */
 export function checkNotifyUrl(policy: NotifyPolicy) {
   return (_req: Request, res: Response, next: NextFunction): void => {
-    const body = res.locals.body as Record<string, unknown> | undefined;
+    const body = requestState(res).body as Record<string, unknown> | undefined;
     const notifyUrl = body && typeof body === "object" ? body.notifyUrl : undefined;
     const problem = typeof notifyUrl === "string" ? notifyUrlProblem(notifyUrl, policy) : undefined;
     next(problem === undefined ? undefined : signedError("VALIDATION_FAILED", `body.${problem}`));

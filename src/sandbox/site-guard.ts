@@ -11,7 +11,7 @@
 //     that cross-origin after a CORS preflight, which the sandbox never grants.
 import { isIP } from "node:net";
 import type { NextFunction, Request, Response } from "express";
-import { sendRaw } from "./envelope.js";
+import { sendRaw } from "../server/index.js";
 import { signedError } from "./errors.js";
 import { SignedErrors } from "../../generated/error-codes.js";
 

@@ -4,7 +4,7 @@
 import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
-import { BODY_LIMIT_BYTES } from "../../src/sandbox/body.js";
+import { BODY_LIMIT_BYTES } from "../../src/server/index.js";
 import { envelopeOf, expectStillServed, hostileSuite, hostPort, memoryProbe, rawRequest, signedHead, TEST_LIMITS } from "./support.js";
 
 const { sb } = hostileSuite({ seed: { orders: 1, trades: 1 } });

@@ -54,6 +54,7 @@ const CODE_EXPORTS: Record<string, [string, string]> = {
   "./sandbox": ["createSandbox", "function"],
   "./conformance": ["runConformance", "function"],
   "./proxy": ["startProxy", "function"],
+  "./server": ["createSignedRouter", "function"],
   "./error-codes": ["SignedErrors", "object"],
 };
 
@@ -274,7 +275,7 @@ describe("npm pack, then install into a fresh project", () => {
     }
     // The built docs site (prepack builds it) and the quick start's example scripts.
     expect(
-      ["docs/site/index.html", "docs/site/signed.html", "docs/site/keyed.html", "docs/site/sandbox-control.html", "docs/site/guides/quickstart.html", "examples/first-order.mjs", "examples/receive-callbacks.mjs"].filter(missing),
+      ["docs/site/index.html", "docs/site/signed.html", "docs/site/keyed.html", "docs/site/sandbox-control.html", "docs/site/guides/quickstart.html", "examples/first-order.mjs", "examples/receive-callbacks.mjs", "examples/minimal-server/server.mjs"].filter(missing),
       "docs site and examples",
     ).toEqual([]);
 

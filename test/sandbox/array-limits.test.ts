@@ -2,8 +2,8 @@
 // arrays, allOf (the tighter limit) and oneOf (only a limit every branch has, the looser one).
 import type { Request } from "express";
 import { describe, expect, it } from "vitest";
-import { createArrayLimitCheck } from "../../src/sandbox/array-limits.js";
-import { ApiError } from "../../src/sandbox/errors.js";
+import { createArrayLimitCheck } from "../../src/server/array-limits.js";
+import { RefusalError } from "../../src/sandbox/errors.js";
 
 const document = {
   components: {
@@ -37,8 +37,8 @@ function check(body: unknown): string | undefined {
     run({ openapi: { schema: operation }, body } as unknown as Request);
     return undefined;
   } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return (error as ApiError).message;
+    expect(error).toBeInstanceOf(RefusalError);
+    return (error as RefusalError).message;
   }
 }
 

@@ -13,9 +13,9 @@ import * as OpenApiValidator from "express-openapi-validator";
 import { applyOpenApiMetadata } from "express-openapi-validator/dist/middlewares/openapi.metadata.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../../src/json/index.js";
-import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/sandbox/int64.js";
+import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/server/int64.js";
 import { loadBundle } from "../../src/contract/index.js";
-import { createSpecValidator, metadataStep, prepareSpec, validatorOptions } from "../../src/sandbox/validator.js";
+import { createSpecValidator, metadataStep, prepareSpec, validatorOptions } from "../../src/server/validator.js";
 
 const outcome = (fn: () => unknown): { ok: true; value: unknown } | { ok: false; error: string } => {
   try {

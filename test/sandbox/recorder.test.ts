@@ -4,11 +4,13 @@ import { EventEmitter } from "node:events";
 import type { Request, Response } from "express";
 import { describe, expect, it } from "vitest";
 import { createRequestRecorder } from "../../src/sandbox/dashboard/recorder.js";
+import { requestState } from "../../src/server/index.js";
 
 function exchange(path: string, status: number, code: number) {
-  const res = Object.assign(new EventEmitter(), { statusCode: status, locals: { envelopeCode: code, operationId: "listStores" } });
+  const res = Object.assign(new EventEmitter(), { statusCode: status, locals: { operationId: "listStores" } }) as unknown as Response & EventEmitter;
+  requestState(res).envelopeCode = code;
   const req = { originalUrl: `${path}?merchantId=1`, method: "GET" };
-  return { req: req as unknown as Request, res: res as unknown as Response, finish: () => res.emit("finish") };
+  return { req: req as unknown as Request, res, finish: () => res.emit("finish") };
 }
 
 describe("createRequestRecorder", () => {

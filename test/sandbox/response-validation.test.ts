@@ -1,13 +1,10 @@
-// The safety net: an answer that does not fit the spec is never sent as is. The sandbox's own
-// pipeline pieces are assembled around deliberately broken handlers, and the answer must be
+// The safety net: an answer that does not fit the spec is never sent as is. The server kit's
+// pipeline is assembled around deliberately broken handlers, and the answer must be
 // 100099 / HTTP 500 with the validation failure logged loudly.
 import express from "express";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { exactBodyAfterValidation, captureRawBody, parseJsonBody, requireJson } from "../../src/sandbox/body.js";
-import { envelopeErrorHandler, installExactJson } from "../../src/sandbox/envelope.js";
-import { signedError } from "../../src/sandbox/errors.js";
-import { dispatchOperations, pathNotFound, specValidator } from "../../src/sandbox/routes/dispatch.js";
+import { createOperationRouter, signedError } from "../../src/server/index.js";
 import { captureLogger } from "./helpers.js";
 
 const logs = captureLogger();
@@ -15,13 +12,16 @@ let url = "";
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const router = express.Router();
-  router.use(captureRawBody, requireJson, parseJsonBody({ allowInsecureNotify: false }));
-  router.use(installExactJson("signed", logs));
-  router.use(specValidator("signed"));
-  router.use(exactBodyAfterValidation);
-  router.use(
-    dispatchOperations("signed", {
+  // The kit's pipeline over the signed spec, without the signature check.
+  const router = createOperationRouter({
+    spec: "signed",
+    dialect: "signed",
+    logger: logs,
+    beforeBody: [],
+    afterBody: [],
+    checks: [],
+    facts: () => ({}),
+    handlers: {
       // A list item without its required fields, and a page without `size`.
       listMerchants: () => ({ list: [{ id: 1 }], total: 1, page: 1 }),
       // An id above 2^53 is fine; an id of 0 is not (minimum 1).
@@ -34,10 +34,8 @@ beforeAll(async () => {
       getStore: () => {
         throw new TypeError("undefined is not a function");
       },
-    }),
-  );
-  router.use(pathNotFound);
-  router.use(envelopeErrorHandler("signed", logs));
+    },
+  });
   const app = express().use("/open-api", router);
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

@@ -7,15 +7,13 @@
 // Prints "listening http://127.0.0.1:PORT" once it listens.
 import express, { type NextFunction, type Request, type Response } from "express";
 import { createCallbackDispatcher } from "../../../src/sandbox/callbacks/dispatcher.js";
-import { createRateLimiter } from "../../../src/sandbox/auth.js";
 import { createCashierKeys } from "../../../src/sandbox/cashier-key.js";
 import { createSandboxClock } from "../../../src/sandbox/clock.js";
 import { ServedHosts } from "../../../src/sandbox/site-guard.js";
 import type { SandboxContext } from "../../../src/sandbox/context.js";
-import { ApiError } from "../../../src/sandbox/errors.js";
+import { RefusalError, createRateLimiter, type DispatchHandler } from "../../../src/server/index.js";
 import { defaultFixtures } from "../../../src/sandbox/fixtures/load.js";
 import { createQuietLogger } from "../../../src/sandbox/logger.js";
-import type { OperationCall } from "../../../src/sandbox/routes/dispatch.js";
 import { signedOperations } from "../../../src/sandbox/routes/signed.js";
 import { loadBundle } from "../../../src/contract/index.js";
 import { createMemoryStore } from "../../../src/sandbox/store/memory.js";
@@ -38,7 +36,7 @@ const ctx: SandboxContext = {
   servedHosts: new ServedHosts(),
   cashierKeys: createCashierKeys(),
 };
-const handlers = signedOperations(ctx);
+const handlers = signedOperations(ctx) as unknown as Record<string, DispatchHandler>;
 
 function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? `\u0000big${item}\u0000` : item)).replace(/"\\u0000big(-?\d+)\\u0000"/g, "$1");
@@ -48,9 +46,12 @@ function send(res: Response, status: number, envelope: unknown): void {
   res.status(status).type("application/json").send(toJson(envelope));
 }
 
-function coerceQuery(query: Record<string, unknown>): Record<string, unknown> {
+// Ids (names ending in "Id") as bigint, other numeric text as numbers: what the kit's input holds.
+function coerce(values: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(query)) out[key] = typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value) && value.length < 16 ? Number(value) : value;
+  for (const [key, value] of Object.entries(values)) {
+    out[key] = key.endsWith("Id") && idOf(value) !== undefined ? idOf(value) : typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value) && value.length < 16 ? Number(value) : value;
+  }
   return out;
 }
 
@@ -69,28 +70,22 @@ for (const [path, item] of Object.entries(spec.paths)) {
     const handler = operation.operationId ? handlers[operation.operationId] : undefined;
     if (!handler) continue;
     (app as unknown as Record<string, (path: string, fn: (req: Request, res: Response, next: NextFunction) => void) => void>)[method]?.(route, (req, res, next) => {
-      res.locals.appKey = APP_KEY;
-      const params = req.params as Record<string, string>;
-      const query = req.query as Record<string, unknown>;
-      const optionalId = (location: "path" | "query", name: string) => idOf(location === "path" ? params[name] : query[name]);
-      const call: OperationCall = {
-        req,
-        res,
-        body: (req.body as Record<string, unknown> | undefined) ?? {},
-        query: coerceQuery(query),
-        id: (location, name) => optionalId(location, name) ?? 0n,
-        optionalId,
-        pathParam: (name) => params[name] ?? "",
+      const input = {
+        appKey: APP_KEY,
+        request: req,
+        body: req.body as unknown,
+        query: coerce(req.query as Record<string, unknown>),
+        path: coerce(req.params as Record<string, string>),
         origin: `http://${req.headers.host ?? "127.0.0.1"}`,
       };
       Promise.resolve()
-        .then(() => handler(call))
+        .then(() => handler(input))
         .then((data) => send(res, 200, { code: 0, msg: "success", data }), next);
     });
   }
 }
 app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-  if (error instanceof ApiError) send(res, error.entry.http, { code: error.entry.code, msg: error.message, data: null });
+  if (error instanceof RefusalError) send(res, error.entry.http, { code: error.entry.code, msg: error.message, data: null });
   else send(res, 500, { code: 100099, msg: String(error), data: null });
 });
 

@@ -1,13 +1,13 @@
 // The sandbox's validator built from express-openapi-validator's public entry point only:
 // `OpenApiValidator.middleware(options)`, mounted with router.use() as EOV's README and examples
-// do, with the same options as src/sandbox/validator.ts (validatorOptions). It exports what that
+// do, with the same options as src/server/validator.ts (validatorOptions). It exports what that
 // module exports to the sandbox (createSpecValidator), so the benchmark can run the real sandbox
 // with this module in its place (servers/validator-sandbox.ts) and compare the two.
 import express from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import { createArrayLimitCheck } from "../../../src/sandbox/array-limits.js";
+import { createArrayLimitCheck } from "../../../src/server/array-limits.js";
 import type { OpenApiDocument } from "../../../src/contract/index.js";
-import { validatorOptions, type SpecValidator } from "../../../src/sandbox/validator.js";
+import { validatorOptions, type SpecValidator } from "../../../src/server/validator.js";
 
 export type { SpecValidator };
 

@@ -1,5 +1,5 @@
 // `mop sandbox --port 0 --quiet` from the sources, with express-openapi-validator either as the
-// sandbox assembles it (src/sandbox/validator.ts) or through its public middleware
+// sandbox assembles it (src/server/validator.ts) or through its public middleware
 // (servers/public-validator.ts), chosen by MOP_BENCH_VALIDATOR=assembly|public. Both variants
 // run the same way (through tsx, with the same module hook installed) so that only the
 // validator differs. Extra arguments are passed to `mop sandbox`.
@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 const variant = process.env.MOP_BENCH_VALIDATOR ?? "assembly";
 if (variant !== "assembly" && variant !== "public") throw new Error(`MOP_BENCH_VALIDATOR must be assembly or public, got ${variant}`);
 
-// A resolve hook that hands the public variant to whoever imports src/sandbox/validator.ts
+// A resolve hook that hands the public variant to whoever imports src/server/validator.ts
 // (only dispatch.ts does), except to the public variant itself, which reuses its options.
 const HOOK = `
 let replacement;
@@ -18,7 +18,7 @@ export function initialize(data) { replacement = data.replacement; swap = data.s
 export async function resolve(specifier, context, nextResolve) {
   const resolved = await nextResolve(specifier, context);
   const path = resolved.url.split("?")[0];
-  if (swap && path.endsWith("/src/sandbox/validator.ts") && !(context.parentURL ?? "").startsWith(replacement)) return { ...resolved, url: replacement };
+  if (swap && path.endsWith("/src/server/validator.ts") && !(context.parentURL ?? "").startsWith(replacement)) return { ...resolved, url: replacement };
   return resolved;
 }`;
 register(`data:text/javascript,${encodeURIComponent(HOOK)}`, {

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { signRequestHeaders } from "../../signing/index.js";
 import type { SandboxClock } from "../clock.js";
 import { formatPlatformTime } from "../clock.js";
-import { stringifyExactJson, toNumberCopy } from "../int64.js";
+import { stringifyExactJson, toNumberCopy } from "../../server/index.js";
 import type { SandboxLogger } from "../logger.js";
 import { schemasFor } from "../../contract/index.js";
 

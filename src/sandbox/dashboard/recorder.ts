@@ -4,6 +4,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { formatPlatformTime, type SandboxClock } from "../clock.js";
 import type { SignatureRefusal } from "./refusal.js";
+import { requestState } from "../../server/index.js";
 
 export interface RecordedRequest {
   /** Sandbox clock, platform time zone. */
@@ -53,7 +54,7 @@ export function createRequestRecorder(clock: SandboxClock, capacity = 100): Requ
           path,
           operationId: operationId ?? (res.locals.operationId as string | undefined) ?? null,
           status: res.statusCode,
-          code: (res.locals.envelopeCode as number | undefined) ?? null,
+          code: (requestState(res).envelopeCode as number | undefined) ?? null,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
           signature: (res.locals.signatureRefusal as SignatureRefusal | undefined) ?? null,
         };

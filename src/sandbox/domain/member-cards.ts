@@ -74,7 +74,7 @@ export function purchaseMemberCard(ctx: SandboxContext, app: AppRecord, input: P
   const tierId = input.tierId ?? null;
   if (template.purchaseMode === "direct") {
     const card = openCard(ctx, app, { merchantId: input.merchantId, templateId: template.id, appUserId: input.appUserId, tierId, applicationId: null }, now);
-    return { resultType: 1, id: card.id };
+    return { resultType: 1 as const, id: card.id };
   }
   const application: CreditApplicationRecord = {
     id: APPLICATION_ID_BASE + BigInt(ctx.store.nextSequence("application")),
@@ -90,7 +90,7 @@ export function purchaseMemberCard(ctx: SandboxContext, app: AppRecord, input: P
     memberCardId: null,
   };
   ctx.store.saveApplication(application);
-  return { resultType: 2, id: application.id };
+  return { resultType: 2 as const, id: application.id };
 }
 
 function requirePendingApplication(ctx: SandboxContext, applicationId: bigint): CreditApplicationRecord {

@@ -23,7 +23,7 @@ export interface CreateOrderInput {
   merchantId: bigint;
   storeId?: bigint;
   userId: bigint;
-  orderType: number;
+  orderType: OrderRecord["orderType"];
   couponId?: bigint;
   voucherIds?: string;
   remark?: string;

@@ -6,7 +6,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { PAGE_HEADERS, renderBadAddressPage, renderCashierPage, renderNotFoundPage, renderRefusedPage } from "../cashier-page.js";
 import type { SandboxContext } from "../context.js";
 import { closeTrade, payTrade, refreshTrade } from "../domain/payments.js";
-import { ApiError } from "../errors.js";
+import { RefusalError } from "../errors.js";
 import { crossOriginMessage, crossOriginReason } from "../site-guard.js";
 import type { TradeRecord } from "../store/types.js";
 
@@ -46,7 +46,7 @@ export function cashierRouter(ctx: SandboxContext): Router {
       try {
         run(trade.tradeNo);
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
+        if (!(error instanceof RefusalError)) throw error;
         return sendPage(res, 409, renderCashierPage(trade, key, { notice: { kind: "alert", text: error.message } }));
       }
       res.redirect(303, `/cashier/${trade.tradeNo}?key=${key}&done=${done}`);

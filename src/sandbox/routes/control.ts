@@ -1,15 +1,11 @@
-// The control API at /sandbox: no signature (a local developer tool), otherwise the same
-// pipeline as the signed interface, over its own spec (openapi/sandbox-control). State-changing
-// requests are refused from other origins' pages and must be application/json (site-guard.ts).
+// The control API at /sandbox: no signature (a local developer tool), otherwise the server kit's
+// pipeline over its own spec (openapi/sandbox-control). State-changing requests are refused
+// from other origins' pages and must be application/json (site-guard.ts).
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { signedError } from "../errors.js";
+import { createOperationRouter, isJsonContentType, signedError, type DispatchHandler } from "../../server/index.js";
 import { refuseCrossOrigin } from "../site-guard.js";
-import { captureRawBody, exactBodyAfterValidation, isJsonContentType, parseJsonBody, refuseOversizedBody, requireJson } from "../body.js";
 import type { SandboxContext } from "../context.js";
-import { pipeline } from "../pipeline.js";
 import { controlOperations } from "../control.js";
-import { envelopeErrorHandler, installExactJson } from "../envelope.js";
-import { dispatchOperations, pathNotFound, specValidator } from "./dispatch.js";
 
 /**
  * A state-changing control request must say Content-Type: application/json, body or not: a web
@@ -27,20 +23,15 @@ function requireJsonOnStateChange(req: Request, _res: Response, next: NextFuncti
 }
 
 export function controlRouter(ctx: SandboxContext): RequestHandler {
-  return pipeline(
-    [
-      refuseCrossOrigin,
-      requireJsonOnStateChange,
-      refuseOversizedBody,
-      captureRawBody,
-      requireJson,
-      parseJsonBody({ allowInsecureNotify: false }),
-      installExactJson("control", ctx.logger),
-      specValidator("sandbox-control"),
-      exactBodyAfterValidation,
-      dispatchOperations("control", controlOperations(ctx)),
-      pathNotFound,
-    ],
-    envelopeErrorHandler("control", ctx.logger),
-  );
+  return createOperationRouter({
+    spec: "sandbox-control",
+    dialect: "signed",
+    logger: ctx.logger,
+    first: [refuseCrossOrigin, requireJsonOnStateChange],
+    beforeBody: [],
+    afterBody: [],
+    checks: [],
+    handlers: controlOperations(ctx) as unknown as Record<string, DispatchHandler>,
+    facts: () => ({}),
+  });
 }

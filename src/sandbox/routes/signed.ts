@@ -1,17 +1,13 @@
 // The signed open interface, mounted at /open-api (the spec's servers make it answer on both
-// /open-api/v1 and /open-api). The pipeline, in order, one place each:
-//   Content-Length over 1 MiB (100013) → signature headers, app key and timestamp window
-//   before any body byte is read → raw body (1 MiB, 100013) → signature (100001-100005,
-//   100010-100012) → rate limit (100006)
-//   → content type (100014) → lossless JSON parse (100009) → exact res.json writer
-//   → express-openapi-validator (requests 100009/100015/100016, responses) → exact body
-//   → handler by operationId → one error handler (every error → envelope).
+// /open-api/v1 and /open-api): the server kit's signed router (src/server) over the sandbox's
+// in-memory domain. Sandbox-only steps are the kit's options: the app lookup reads the store,
+// refused signatures are described for the dashboard, and notifyUrl targets are checked after
+// validation (notify-target.ts).
 import type { RequestHandler } from "express";
-import { precheckSignature, verifySignature } from "../auth.js";
-import { captureRawBody, exactBodyAfterValidation, parseJsonBody, refuseOversizedBody, requireJson } from "../body.js";
+import { createSignedRouter, requestState, toId, toOptionalId, type HandlerInput, type SignedHandlers } from "../../server/index.js";
 import type { SandboxContext } from "../context.js";
+import { describeRefusal } from "../dashboard/refusal.js";
 import { checkNotifyUrl } from "../notify-target.js";
-import { pipeline } from "../pipeline.js";
 import { requireApp } from "../domain/access.js";
 import { syncCustomer } from "../domain/customers.js";
 import { getMerchant, listMerchants } from "../domain/merchants.js";
@@ -19,12 +15,9 @@ import { listCardTemplates, purchaseMemberCard } from "../domain/member-cards.js
 import { cancelOrder, createOrder, getOrder, listOrderStatusHistory, payOrder, refundOrder, writeOffOrder } from "../domain/orders.js";
 import { createCashierSession, queryPayment } from "../domain/payments.js";
 import { getStore, getStoreBusinessHours, listNearbyStores, listStores } from "../domain/stores.js";
-import { envelopeErrorHandler, installExactJson } from "../envelope.js";
-import { toId, toOptionalId } from "../int64.js";
 import type { OrderItemRecord } from "../store/types.js";
-import { dispatchOperations, pathNotFound, specValidator, type OperationCall, type OperationHandler } from "./dispatch.js";
 
-function orderItems(items: Record<string, any>[]): OrderItemRecord[] {
+function orderItems(items: HandlerInput<"createOrder">["body"]["items"]): OrderItemRecord[] {
   return items.map((item) => ({
     itemType: item.itemType,
     itemId: toId(item.itemId),
@@ -36,92 +29,62 @@ function orderItems(items: Record<string, any>[]): OrderItemRecord[] {
   }));
 }
 
-/** Handlers by operationId: read the validated input, call the domain, return the data. */
-export function signedOperations(ctx: SandboxContext): Record<string, OperationHandler> {
-  const app = (call: OperationCall) => requireApp(ctx, call.res.locals.appKey as string);
+/** Handlers by operationId: the validated input to the domain, its answer back. */
+export function signedOperations(ctx: SandboxContext): SignedHandlers {
+  const app = (input: { appKey: string }) => requireApp(ctx, input.appKey);
   return {
-    syncCustomer: (call) => syncCustomer(ctx, app(call), call.body as { openUserId: string }),
-    createOrder: (call) =>
-      createOrder(ctx, app(call), {
-        merchantId: toId(call.body.merchantId),
-        storeId: toOptionalId(call.body.storeId),
-        userId: toId(call.body.userId),
-        orderType: call.body.orderType,
-        couponId: toOptionalId(call.body.couponId),
-        voucherIds: call.body.voucherIds,
-        remark: call.body.remark,
-        items: orderItems(call.body.items),
+    syncCustomer: (input) => syncCustomer(ctx, app(input), input.body),
+    createOrder: ({ body, ...input }) =>
+      createOrder(ctx, app(input), {
+        merchantId: toId(body.merchantId),
+        storeId: toOptionalId(body.storeId),
+        userId: toId(body.userId),
+        orderType: body.orderType,
+        couponId: toOptionalId(body.couponId),
+        voucherIds: body.voucherIds,
+        remark: body.remark,
+        items: orderItems(body.items),
       }),
-    getOrder: (call) => getOrder(ctx, app(call), call.id("path", "orderId"), call.id("query", "merchantId")),
-    listOrderStatusHistory: (call) => listOrderStatusHistory(ctx, app(call), call.id("path", "orderId"), call.id("query", "merchantId")),
-    payOrder: (call) =>
-      payOrder(ctx, app(call), call.id("path", "orderId"), {
-        merchantId: toId(call.body.merchantId),
-        notifyUrl: call.body.notifyUrl,
-        returnUrl: call.body.returnUrl,
-        expireMinutes: call.body.expireMinutes,
-        attach: call.body.attach,
-      }, call.origin),
-    cancelOrder: (call) => cancelOrder(ctx, app(call), call.id("path", "orderId"), { merchantId: toId(call.body.merchantId), reason: call.body.reason }),
-    refundOrder: (call) =>
-      refundOrder(ctx, app(call), call.id("path", "orderId"), call.id("query", "merchantId"), { reason: call.body.reason, outRefundNo: call.body.outRefundNo }),
-    writeOffOrder: (call) =>
-      writeOffOrder(ctx, app(call), call.id("path", "orderId"), call.id("query", "merchantId"), { storeId: toOptionalId(call.body.storeId), remark: call.body.remark }),
-    createCashierSession: (call) =>
-      createCashierSession(ctx, app(call), {
-        merchantId: toId(call.body.merchantId),
-        outTradeNo: call.body.outTradeNo,
-        totalAmount: call.body.totalAmount,
-        subject: call.body.subject,
-        body: call.body.body,
-        notifyUrl: call.body.notifyUrl,
-        returnUrl: call.body.returnUrl,
-        expireMinutes: call.body.expireMinutes,
-        attach: call.body.attach,
-      }, call.origin),
-    queryPayment: (call) => queryPayment(ctx, app(call), String(call.query.tradeNo)),
-    purchaseMemberCard: (call) =>
-      purchaseMemberCard(ctx, app(call), {
-        merchantId: toId(call.body.merchantId),
-        templateId: toId(call.body.templateId),
-        appUserId: toId(call.body.appUserId),
-        tierId: toOptionalId(call.body.tierId),
+    getOrder: (input) => getOrder(ctx, app(input), input.path.orderId, input.query.merchantId),
+    listOrderStatusHistory: (input) => listOrderStatusHistory(ctx, app(input), input.path.orderId, input.query.merchantId),
+    payOrder: ({ body, ...input }) =>
+      payOrder(ctx, app(input), input.path.orderId, { ...body, merchantId: toId(body.merchantId) }, input.origin),
+    cancelOrder: ({ body, ...input }) => cancelOrder(ctx, app(input), input.path.orderId, { merchantId: toId(body.merchantId), reason: body.reason }),
+    refundOrder: (input) => refundOrder(ctx, app(input), input.path.orderId, input.query.merchantId, input.body),
+    writeOffOrder: ({ body, ...input }) =>
+      writeOffOrder(ctx, app(input), input.path.orderId, input.query.merchantId, { storeId: toOptionalId(body?.storeId), remark: body?.remark }),
+    createCashierSession: ({ body, ...input }) => createCashierSession(ctx, app(input), { ...body, merchantId: toId(body.merchantId) }, input.origin),
+    queryPayment: (input) => queryPayment(ctx, app(input), input.query.tradeNo),
+    purchaseMemberCard: ({ body, ...input }) =>
+      purchaseMemberCard(ctx, app(input), {
+        merchantId: toId(body.merchantId),
+        templateId: toId(body.templateId),
+        appUserId: toId(body.appUserId),
+        tierId: toOptionalId(body.tierId),
       }),
-    listCardTemplates: (call) => listCardTemplates(ctx, app(call), { merchantId: call.optionalId("query", "merchantId"), pageNo: call.query.pageNo, pageSize: call.query.pageSize }),
-    listMerchants: (call) => listMerchants(ctx, app(call), { pageNo: call.query.pageNo, pageSize: call.query.pageSize, name: call.query.name, status: call.query.status }),
-    getMerchant: (call) => getMerchant(ctx, app(call), call.id("path", "merchantId")),
-    listStores: (call) =>
-      listStores(ctx, app(call), { pageNo: call.query.pageNo, pageSize: call.query.pageSize, merchantId: call.optionalId("query", "merchantId"), name: call.query.name }),
-    listNearbyStores: (call) =>
-      listNearbyStores(ctx, app(call), {
-        latitude: call.query.latitude,
-        longitude: call.query.longitude,
-        radius: call.query.radius,
-        merchantId: call.optionalId("query", "merchantId"),
-        pageNo: call.query.pageNo,
-        pageSize: call.query.pageSize,
-      }),
-    getStore: (call) => getStore(ctx, app(call), call.id("path", "storeId")),
-    getStoreBusinessHours: (call) => getStoreBusinessHours(ctx, app(call), call.id("path", "storeId")),
+    listCardTemplates: (input) => listCardTemplates(ctx, app(input), input.query),
+    listMerchants: (input) => listMerchants(ctx, app(input), input.query),
+    getMerchant: (input) => getMerchant(ctx, app(input), input.path.merchantId),
+    listStores: (input) => listStores(ctx, app(input), input.query),
+    listNearbyStores: (input) => listNearbyStores(ctx, app(input), input.query),
+    getStore: (input) => getStore(ctx, app(input), input.path.storeId),
+    getStoreBusinessHours: (input) => getStoreBusinessHours(ctx, app(input), input.path.storeId),
   };
 }
 
 export function signedRouter(ctx: SandboxContext): RequestHandler {
-  return pipeline(
-    [
-      refuseOversizedBody,
-      precheckSignature(ctx),
-      captureRawBody,
-      verifySignature(ctx),
-      requireJson,
-      parseJsonBody({ allowInsecureNotify: ctx.allowInsecureNotify }),
-      installExactJson("signed", ctx.logger),
-      specValidator("signed"),
-      exactBodyAfterValidation,
-      checkNotifyUrl(ctx.notifyPolicy),
-      dispatchOperations("signed", signedOperations(ctx)),
-      pathNotFound,
-    ],
-    envelopeErrorHandler("signed", ctx.logger),
-  );
+  return createSignedRouter({
+    handlers: signedOperations(ctx),
+    apps: (appKey) => ctx.store.app(appKey),
+    nonceStore: ctx.nonceStore,
+    now: () => ctx.clock.now(),
+    rateLimiter: ctx.rateLimiter,
+    logger: ctx.logger,
+    allowInsecureNotify: ctx.allowInsecureNotify,
+    // For the dashboard: what arrived and the string the sandbox expected to be signed.
+    onSignatureRefused: (refusal, req, res) => {
+      res.locals.signatureRefusal = describeRefusal(refusal, req.headers, requestState(res).rawBody);
+    },
+    checks: [checkNotifyUrl(ctx.notifyPolicy)],
+  });
 }

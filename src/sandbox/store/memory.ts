@@ -1,5 +1,5 @@
 // The in-memory SandboxStore: maps keyed by id, rebuilt from the fixtures on reset.
-import { ApiError, signedError } from "../errors.js";
+import { RefusalError, signedError } from "../errors.js";
 import type { SandboxFixtures } from "../fixtures/load.js";
 import type {
   ApiKeyRecord,
@@ -33,7 +33,7 @@ export interface StoreQuotas {
 
 export const DEFAULT_STORE_QUOTAS: Readonly<StoreQuotas> = Object.freeze({ maxOrdersPerApp: 2_000, maxTradesPerApp: 10_000 });
 
-function quotaError(kind: "orders" | "payment trades", appKey: string, limit: number): ApiError {
+function quotaError(kind: "orders" | "payment trades", appKey: string, limit: number): RefusalError {
   return signedError(
     "APP_QUOTA_EXCEEDED",
     `App ${appKey} already has ${limit} ${kind}, as many as the sandbox keeps per app; reset the sandbox (POST /sandbox/reset) or use another app.`,

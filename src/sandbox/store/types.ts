@@ -2,6 +2,21 @@
 // implementation; a persistent one would implement the same interface. Records are plain
 // objects; ids are bigint, amounts are fen (number), times are epoch ms (sandbox clock).
 // Domain code mutates a record and then calls the matching save method.
+//
+// A record is the wire schema it is answered as (generated/signed.ts), as stored: int64 ids as
+// bigint, date-times as epoch ms, plus what only the sandbox keeps. Nothing is restated: a field
+// the spec renames or retypes changes the record with it.
+import type { components } from "../../../generated/signed.js";
+
+type Schemas = components["schemas"];
+
+/** A wire record as the store keeps it: int64 ids (`number | bigint` on the wire) as bigint, the `Times` date-times as epoch ms. */
+type Stored<Wire, Times extends keyof Wire = never> = {
+  [K in keyof Wire]-?: K extends Times ? (null extends Wire[K] ? number | null : number) : bigint extends Wire[K] ? Exclude<Wire[K], number> : Wire[K];
+};
+
+/** Optional request fields as stored: present, null when not sent. */
+type NullWhenAbsent<Wire, Keys extends keyof Wire> = { [K in Keys]-?: Exclude<Wire[K], undefined> | null };
 
 export type MerchantAccountStatus = "normal" | "disabled" | "cancelled";
 
@@ -29,142 +44,81 @@ export interface ApiKeyRecord {
   rateLimitPerSecond?: number;
 }
 
-export interface MerchantRecord {
-  id: bigint;
-  merchantName: string;
-  merchantType: number;
-  contactName: string;
-  contactPhone: string;
-  province: string;
-  city: string;
-  district: string;
-  address: string;
-  businessHours: string;
-  logoUrl: string;
-  description: string;
-  accountStatus: MerchantAccountStatus;
-  cooperateTime: number;
-}
+/** The merchant detail (storeCount is counted), its account status and the list item's cooperation time. */
+export type MerchantRecord = Stored<Omit<Schemas["MerchantDetail"], "storeCount">> &
+  Stored<Pick<Schemas["MerchantListItem"], "cooperateTime">, "cooperateTime"> & {
+    accountStatus: MerchantAccountStatus;
+  };
 
-export interface BusinessPeriod {
-  open: string;
-  close: string;
-}
+export type BusinessPeriod = Schemas["BusinessDay"]["periods"][number];
 
-export interface StoreRecord {
-  id: bigint;
+/** The store detail and its business hours' time zone, with the week of periods. */
+export type StoreRecord = Stored<Schemas["StoreDetail"], "createTime"> &
+  Pick<Schemas["BusinessHours"], "timezone"> & {
+    /** Index 0 is Monday (dayOfWeek 1) … index 6 Sunday. */
+    weekly: BusinessPeriod[][];
+  };
+
+export type CardTemplateRecord = Stored<Schemas["CardTemplate"]> & {
   merchantId: bigint;
-  name: string;
-  address: string;
-  phone: string;
-  latitude: number;
-  longitude: number;
-  status: 0 | 1;
-  province: string;
-  city: string;
-  district: string;
-  description: string;
-  createTime: number;
-  timezone: string;
-  businessHours: string;
-  /** Index 0 is Monday (dayOfWeek 1) … index 6 Sunday. */
-  weekly: BusinessPeriod[][];
-}
-
-export interface CardTemplateRecord {
-  id: bigint;
-  merchantId: bigint;
-  templateName: string;
-  cardType: 0 | 1 | 2;
-  price: number;
-  originalPrice: number;
-  validDays: number;
-  description: string;
-  benefits: string[];
   /** Fixture-only: direct opens the card at once, credit submits an application for review. */
   purchaseMode: "direct" | "credit";
   /** Fixture-only: top-up tiers of a stored-value card. */
   tiers: { id: bigint; amount: number }[];
-}
+};
 
-export interface CustomerRecord {
-  appKey: string;
-  appUserId: bigint;
-  openUserId: string;
-  nickname: string | null;
-  mobile: string | null;
-  avatarUrl: string | null;
-  createTime: number;
-  updateTime: number;
-}
+export type CustomerRecord = Pick<Schemas["SyncCustomerRequest"], "openUserId"> &
+  NullWhenAbsent<Schemas["SyncCustomerRequest"], "nickname" | "mobile" | "avatarUrl"> & {
+    appKey: string;
+    appUserId: bigint;
+    createTime: number;
+    updateTime: number;
+  };
 
-export type OrderStatus = 0 | 1 | 2 | 3 | 4 | 5;
+export type OrderStatus = Schemas["OrderStatus"];
 
-export interface OrderItemRecord {
-  itemType: number;
-  itemId: bigint;
-  itemName: string;
-  itemCoverUrl: string | null;
-  specValues: string | null;
-  price: number;
-  quantity: number;
-}
+/** The order item answered, and the cover and specification sent with it. */
+export type OrderItemRecord = Stored<Schemas["OrderItem"]> & NullWhenAbsent<Schemas["OrderItemInput"], "itemCoverUrl" | "specValues">;
 
-export interface OrderStatusChange {
-  fromStatus: OrderStatus | null;
-  toStatus: OrderStatus;
-  changeTime: number;
-  reason: string;
-}
+export type OrderStatusChange = Stored<Omit<Schemas["OrderStatusRecord"], "orderId">, "changeTime">;
 
-export interface OrderRecord {
-  id: bigint;
-  appKey: string;
-  merchantId: bigint;
-  storeId: bigint | null;
-  userId: bigint;
-  orderType: number;
-  couponId: bigint | null;
-  voucherIds: string | null;
-  remark: string | null;
-  items: OrderItemRecord[];
-  totalAmount: number;
-  status: OrderStatus;
-  createTime: number;
-  payTime: number | null;
-  completeTime: number | null;
-  history: OrderStatusChange[];
-  /** Trades opened by payOrder, oldest first. */
-  tradeNos: string[];
-  /** The trade that paid the order. */
-  paidTradeNo: string | null;
-}
+export type OrderRecord = Stored<Omit<Schemas["Order"], "items">, "createTime" | "payTime" | "completeTime"> &
+  Pick<Schemas["CreateOrderRequest"], "orderType"> &
+  NullWhenAbsent<Schemas["CreateOrderRequest"], "voucherIds"> & {
+    items: OrderItemRecord[];
+    appKey: string;
+    userId: bigint;
+    couponId: bigint | null;
+    history: OrderStatusChange[];
+    /** Trades opened by payOrder, oldest first. */
+    tradeNos: string[];
+    /** The trade that paid the order. */
+    paidTradeNo: string | null;
+  };
 
-export type TradeStatus = "WAIT_BUYER_PAY" | "SUCCESS" | "REFUND" | "CLOSED";
+/** The statuses a trade can be in (UNKNOWN is what a client reads when a server answers a status it does not know). */
+export type TradeStatus = Exclude<Schemas["TradeStatus"], "UNKNOWN">;
 
-export interface TradeRecord {
-  tradeNo: string;
-  appKey: string;
-  merchantId: bigint;
-  outTradeNo: string;
-  totalAmount: number;
-  subject: string;
-  body: string | null;
-  notifyUrl: string;
-  returnUrl: string | null;
-  expireMinutes: number;
-  attach: string | null;
-  status: TradeStatus;
-  createTime: number;
-  expireTime: number;
-  payTime: number | null;
-  closeTime: number | null;
-  closeReason: string | null;
-  refundTime: number | null;
-  /** Set for trades opened by payOrder. */
-  orderId: bigint | null;
-}
+/** What createCashierSession (or payOrder) asked for, and the trade's life. */
+export type TradeRecord = Pick<Schemas["CreateCashierSessionRequest"], "outTradeNo" | "totalAmount" | "subject" | "notifyUrl"> &
+  NullWhenAbsent<Schemas["CreateCashierSessionRequest"], "body" | "returnUrl" | "attach"> &
+  Pick<Schemas["PaymentTrade"], "tradeNo"> & {
+    appKey: string;
+    merchantId: bigint;
+    /** With its default applied. */
+    expireMinutes: number;
+    status: TradeStatus;
+    createTime: number;
+    expireTime: number;
+    payTime: number | null;
+    closeTime: number | null;
+    closeReason: string | null;
+    refundTime: number | null;
+    /** Set for trades opened by payOrder. */
+    orderId: bigint | null;
+  };
 
+// Refunds, member cards and credit applications are never answered whole: sandbox-only records.
 export interface RefundRecord {
   refundNo: string;
   appKey: string;

@@ -1,5 +1,5 @@
 // express-openapi-validator (EOV) over a bundled spec, assembled from EOV's own parts so that a
-// request pays only for what the sandbox uses: the one adapter between the sandbox and EOV's
+// request pays only for what the server kit uses: the one adapter between the kit and EOV's
 // internals. The rules, the Ajv options, the compiled schemas, the error objects and their
 // messages are all EOV's; what changes is the plumbing. EOV's public middleware
 // (`OpenApiValidator.middleware`) with the same options gives the same answers (checked by
@@ -21,7 +21,7 @@
 //     cdimascio/express-openapi-validator#1217 ("perf: cache route matchers", open).
 //   - One synchronous step per request (OpenApiValidator's private requestValidationMiddleware
 //     and responseValidationMiddleware) instead of the five middlewares EOV chains, each
-//     awaiting the loaded spec again. Left out: path-param registration (the sandbox routes by
+//     awaiting the loaded spec again. Left out: path-param registration (the kit routes by
 //     operationId), security (validateSecurity is false: the signature is checked before) and
 //     multipart (a body reaches the validator only as application/json). Goes when EOV calls
 //     its built middlewares directly once the spec is loaded and exposes a readiness promise
@@ -40,7 +40,7 @@
 // Request and response validators are compiled by EOV lazily, per operation, on first use.
 //
 // Everything here is written against the exact EOV version pinned in package.json (5.6.2).
-// test/sandbox/validator-adapter.test.ts fails, naming what moved, when another version is
+// test/server/validator-adapter.test.ts fails, naming what moved, when another version is
 // installed or any internal above is missing or changed shape; test/sandbox/fast-paths.test.ts
 // proves the route lookup and the loading give what EOV's own code gives.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
@@ -53,14 +53,15 @@ import { SchemaPreprocessor, httpMethods } from "express-openapi-validator/dist/
 import { createRequire } from "node:module";
 import { createArrayLimitCheck } from "./array-limits.js";
 import type { OpenApiDocument } from "../contract/index.js";
+import { requestState } from "./state.js";
 
-// path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the sandbox's).
+// path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the package's).
 const requireFromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
 const { pathToRegexp } = requireFromValidator("path-to-regexp") as {
   pathToRegexp(path: string, options: { sensitive: boolean; strict: boolean }): { regexp: RegExp; keys: { name: string }[] };
 };
 
-/** The sandbox's validator options: all request errors at once, unknown query parameters refused, responses validated. */
+/** The kit's validator options: all request errors at once, unknown query parameters refused, responses validated. */
 export function validatorOptions(spec: OpenApiDocument): OpenApiValidatorOpts {
   return {
     apiSpec: spec as never,
@@ -70,7 +71,7 @@ export function validatorOptions(spec: OpenApiDocument): OpenApiValidatorOpts {
       allErrors: true,
       onError: (err, _body, req) => {
         const res = (req as Request).res;
-        if (res) res.locals.responseValidationError = err;
+        if (res) requestState(res).responseValidationError = err;
       },
     },
     validateSecurity: false,

@@ -1,10 +1,10 @@
-// int64 in the sandbox (DESIGN item 11): ids are bigint inside, JSON is read and written
+// int64 in the server kit and the sandbox (DESIGN item 11): ids are bigint inside, JSON is read and written
 // losslessly (src/json, the package's one int64 decision), and only the validator ever sees
 // Numbers (Ajv's `integer` refuses bigint). A Number copy may round an id above 2^53, which is
 // harmless for validation (the rules are "integer", "minimum 1", "format int64"); the exact
 // value travels beside it.
 //
-// Fast paths (the sandbox's hot path, measured in docs/performance.md): most bodies hold no
+// Fast paths (the hot path of every request, measured in docs/performance.md): most bodies hold no
 // integer that a double cannot carry, and for those the engine's JSON.parse and JSON.stringify
 // give exactly what the lossless functions give, several times faster. The lossless functions
 // stay the reference; test/sandbox/fast-paths.test.ts checks the two agree.

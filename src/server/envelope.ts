@@ -2,25 +2,19 @@
 // API) or {code, message, data} (key-based interface), written losslessly.
 //
 // How int64 answers pass response validation: installExactJson replaces res.json, BEFORE the
-// validator wraps it, with a writer that sends res.locals.exactBody (bigints intact). Handlers
-// call respond(), which stores the exact body there and calls res.json with a Number copy; the
-// validator checks that copy and hands it on to the writer, which sends the exact body instead.
-// A failed response validation is recorded by the validator's onError (see app.ts) and the
-// writer then sends 100099 instead of the invalid body.
+// validator wraps it, with a writer that sends state.exactAnswer (bigints intact). Handlers'
+// results go through respond(), which keeps the exact body there and calls res.json with a
+// Number copy; the validator checks that copy and hands it on to the writer, which sends the
+// exact body instead. A failed response validation is recorded by the validator's onError
+// (validator.ts) and the writer then sends 100099 instead of the invalid body.
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
 import { failureEnvelope, successEnvelope, type Dialect } from "../contract/index.js";
 import { announcesBody } from "./body.js";
 import { toFailure, toKeyedName, type KeyedErrorName, type SignedErrorName } from "./errors.js";
 import { stringifyExactJson, validatorCopy } from "./int64.js";
-import type { SandboxLogger } from "./logger.js";
-
-/** signed: /open-api; keyed: /v1; control: /sandbox (same envelope and codes as signed). */
-export type Variant = "signed" | "keyed" | "control";
-
-// The control API speaks the signed dialect.
-const dialectOf = (variant: Variant): Dialect => (variant === "keyed" ? "keyed" : "signed");
-
+import type { ServerLogger } from "./logger.js";
+import { requestState } from "./state.js";
 
 /**
  * Sends an exact body directly, bypassing res.json (and so the validator). Written with
@@ -28,7 +22,7 @@ const dialectOf = (variant: Variant): Dialect => (variant === "keyed" ? "keyed" 
  * content negotiation, and so carries no ETag (an API answer is not a cacheable document).
  */
 export function sendRaw(res: Response, status: number, exact: unknown): void {
-  res.locals.envelopeCode = (exact as { code?: unknown } | null)?.code;
+  requestState(res).envelopeCode = (exact as { code?: unknown } | null)?.code;
   const text = stringifyExactJson(exact);
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
@@ -39,35 +33,31 @@ export function sendRaw(res: Response, status: number, exact: unknown): void {
 /**
  * Answers through res.json, so the response validator sees the body: a Number copy of it when
  * it holds a bigint, else the body itself. When the copy rounded an id (beyond 2^53), the exact
- * body waits in res.locals for the writer; otherwise the copy writes the same JSON.
+ * body waits in the request state for the writer; otherwise the copy writes the same JSON.
  */
 export function respond(res: Response, status: number, exact: unknown): void {
   const checked = validatorCopy(exact);
-  if (checked.rounded) res.locals.exactBody = exact;
+  if (checked.rounded) requestState(res).exactAnswer = exact;
   res.statusCode = status;
   res.json(checked.value);
 }
 
-export function respondSuccess(res: Response, variant: Variant, data: unknown): void {
-  respond(res, 200, successEnvelope(dialectOf(variant), data));
+export function respondSuccess(res: Response, dialect: Dialect, data: unknown): void {
+  respond(res, 200, successEnvelope(dialect, data));
 }
 
-interface ResponseValidationFailure {
-  message?: string;
-  errors?: unknown;
-}
-
-export function installExactJson(variant: Variant, logger: SandboxLogger) {
+export function installExactJson(dialect: Dialect, logger: ServerLogger) {
   // One writer per interface, shared by every answer (it finds its response as `this`).
   function exactJson(this: Response, body: unknown): Response {
     const res = this;
     const req = res.req;
-    const exact: unknown = res.locals.exactBody !== undefined ? res.locals.exactBody : body;
-    res.locals.exactBody = undefined;
-    const invalid = res.locals.responseValidationError as ResponseValidationFailure | undefined;
+    const state = requestState(res);
+    const exact: unknown = state.exactAnswer !== undefined ? state.exactAnswer : body;
+    state.exactAnswer = undefined;
+    const invalid = state.responseValidationError;
     if (invalid !== undefined) {
-      res.locals.responseValidationError = undefined;
-      logger.error("An answer failed response validation; sent 100099 instead. This is a sandbox bug.", {
+      state.responseValidationError = undefined;
+      logger.error("An answer failed response validation; sent 100099 instead. This is a server bug.", {
         method: req.method,
         path: req.originalUrl,
         operationId: (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
@@ -76,37 +66,40 @@ export function installExactJson(variant: Variant, logger: SandboxLogger) {
         errors: invalid.errors,
         body: exact,
       });
-      const entry = variant === "keyed" ? KeyedErrors.KEYED_INTERNAL_ERROR : SignedErrors.INTERNAL_ERROR;
-      sendRaw(res, entry.http, failureEnvelope(dialectOf(variant), entry.code, entry.meaning));
+      const entry = dialect === "keyed" ? KeyedErrors.KEYED_INTERNAL_ERROR : SignedErrors.INTERNAL_ERROR;
+      sendRaw(res, entry.http, failureEnvelope(dialect, entry.code, entry.meaning));
       return res;
     }
     sendRaw(res, res.statusCode, exact);
     return res;
   }
   return (_req: Request, res: Response, next: NextFunction): void => {
-    res.locals.exactJsonInstalled = true;
+    requestState(res).exactJsonInstalled = true;
     res.json = exactJson;
     next();
   };
 }
 
+const UNROUTED = new Set<string>(["PATH_NOT_FOUND", "METHOD_NOT_ALLOWED", "KEYED_PATH_NOT_FOUND", "KEYED_METHOD_NOT_ALLOWED"]);
+
 /** The one error handler of an interface: every error becomes the envelope with the registry's code and HTTP status. */
-export function envelopeErrorHandler(variant: Variant, logger: SandboxLogger): ErrorRequestHandler {
+export function envelopeErrorHandler(dialect: Dialect, logger: ServerLogger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const rawBody = res.locals.rawBody as Buffer | undefined;
+    const state = requestState(res);
+    const rawBody = state.rawBody;
     const failure = toFailure(err, { bodyWasEmpty: rawBody === undefined || rawBody.length === 0 });
     let entry: { code: number; http: number; meaning: string };
     let message = failure.message;
-    if (variant === "keyed") {
+    if (dialect === "keyed") {
       entry = KeyedErrors[toKeyedName(failure.name)];
     } else if (failure.name in SignedErrors) {
       entry = SignedErrors[failure.name as SignedErrorName];
     } else {
       entry = SignedErrors.INTERNAL_ERROR;
-      failure.internal ??= new Error(`keyed error ${failure.name as KeyedErrorName} raised on the ${variant} interface`);
+      failure.internal ??= new Error(`keyed error ${failure.name as KeyedErrorName} raised on the signed interface`);
     }
     if (failure.internal !== undefined || entry.http >= 500) {
-      logger.error("Internal error while answering a request. This is a sandbox bug.", { method: req.method, path: req.originalUrl, error: failure.internal ?? err });
+      logger.error("Internal error while answering a request. This is a server bug.", { method: req.method, path: req.originalUrl, error: failure.internal ?? err });
       message = entry.meaning;
     }
     if (res.headersSent) {
@@ -118,9 +111,12 @@ export function envelopeErrorHandler(variant: Variant, logger: SandboxLogger): E
     // rather than read and discard up to whatever Content-Length claims. Other early refusals
     // leave an unread body of at most 1 MiB, which Node reads and discards (no buffering) so the
     // connection stays usable and the client, still sending, is not cut off mid-write.
-    if (failure.name === "BODY_TOO_LARGE" && res.locals.rawBody === undefined && announcesBody(req)) res.set("Connection", "close");
-    const envelope = failureEnvelope(dialectOf(variant), entry.code, message);
-    if (res.locals.exactJsonInstalled === true && entry.http < 500) respond(res, entry.http, envelope);
+    if (failure.name === "BODY_TOO_LARGE" && state.rawBody === undefined && announcesBody(req)) res.set("Connection", "close");
+    const envelope = failureEnvelope(dialect, entry.code, message);
+    // Unrouted answers (no such path or method, or an operation a partial table leaves out)
+    // belong to no operation's declared responses: they are not response-validated.
+    const unrouted = UNROUTED.has(failure.name);
+    if (state.exactJsonInstalled === true && entry.http < 500 && !unrouted) respond(res, entry.http, envelope);
     else sendRaw(res, entry.http, envelope);
   };
 }

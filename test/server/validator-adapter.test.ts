@@ -1,4 +1,4 @@
-// The sandbox's validator (src/sandbox/validator.ts) is assembled from express-openapi-validator
+// The server kit's validator (src/server/validator.ts) is assembled from express-openapi-validator
 // internals: dist/ modules, private fields and methods, and the path-to-regexp EOV resolves.
 // None of that is EOV's public API, so any release may move it. These tests fail loudly, naming
 // what moved, when the installed EOV is not the version the adapter was written against or when
@@ -9,10 +9,10 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadBundle } from "../../src/contract/index.js";
-import { prepareSpec, validatorOptions } from "../../src/sandbox/validator.js";
+import { prepareSpec, validatorOptions } from "../../src/server/validator.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
-const RECHECK = "re-check every internal src/sandbox/validator.ts uses (listed in the comment at its top) against the new version, then update the pin";
+const RECHECK = "re-check every internal src/server/validator.ts uses (listed in the comment at its top) against the new version, then update the pin";
 const require = createRequire(import.meta.url);
 const fromValidator = createRequire(require.resolve("express-openapi-validator"));
 
@@ -22,7 +22,7 @@ type Shape = Record<string, unknown>;
 function expectKind(owner: string, name: string, value: unknown, kind: "function" | "object" | "string" | "number" | "boolean" | "map" | "set" | "regexp" | "array"): void {
   const actual = value instanceof Map ? "map" : value instanceof Set ? "set" : value instanceof RegExp ? "regexp" : Array.isArray(value) ? "array" : value === null ? "null" : typeof value;
   if (actual !== kind) {
-    throw new Error(`express-openapi-validator internal changed: ${owner}.${name} is ${actual}, the sandbox's adapter expects ${kind}; ${RECHECK}.`);
+    throw new Error(`express-openapi-validator internal changed: ${owner}.${name} is ${actual}, the kit's adapter expects ${kind}; ${RECHECK}.`);
   }
 }
 
@@ -38,12 +38,12 @@ function checkPinned(installed: string, manifest: { devDependencies: Shape; peer
   for (const field of ["devDependencies", "peerDependencies"] as const) {
     const pinned = manifest[field]["express-openapi-validator"];
     if (pinned !== installed) {
-      throw new Error(`express-openapi-validator ${installed} is installed but package.json's ${field} pins ${String(pinned)}: the sandbox's adapter (src/sandbox/validator.ts) is written against the pinned version only; ${RECHECK}.`);
+      throw new Error(`express-openapi-validator ${installed} is installed but package.json's ${field} pins ${String(pinned)}: the kit's adapter (src/server/validator.ts) is written against the pinned version only; ${RECHECK}.`);
     }
   }
 }
 
-describe("express-openapi-validator internals the sandbox's adapter uses", () => {
+describe("express-openapi-validator internals the kit's adapter uses", () => {
   it("the installed version is the pinned one", () => {
     const manifest = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { devDependencies: Shape; peerDependencies: Shape };
     const installed = (JSON.parse(readFileSync(fromValidator.resolve("express-openapi-validator/package.json"), "utf8")) as { version: string }).version;
@@ -55,7 +55,7 @@ describe("express-openapi-validator internals the sandbox's adapter uses", () =>
       /express-openapi-validator 5\.7\.0 is installed but package\.json's devDependencies pins 5\.6\.2.*re-check every internal src\/sandbox\/validator\.ts uses/,
     );
     expect(() => checkPinned("5.6.2", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "^5.6.2" } })).toThrow(/peerDependencies pins \^5\.6\.2/);
-    expect(() => expectKind("SchemaPreprocessor", "resolvedSchemaCache", {}, "map")).toThrow("express-openapi-validator internal changed: SchemaPreprocessor.resolvedSchemaCache is object, the sandbox's adapter expects map");
+    expect(() => expectKind("SchemaPreprocessor", "resolvedSchemaCache", {}, "map")).toThrow("express-openapi-validator internal changed: SchemaPreprocessor.resolvedSchemaCache is object, the kit's adapter expects map");
     expect(() => expectKind("OpenApiContext", "routePair", undefined, "function")).toThrow("OpenApiContext.routePair is undefined");
   });
 

@@ -1,0 +1,52 @@
+// The server kit's own cost: one handler that answers a constant listStores page, served either
+// by the kit (signature, raw body, lossless JSON, request and response validation, envelope,
+// int64 writer) or by bare Express (express.json(), the same handler, JSON.stringify, no
+// checks). `tsx kit-constant.ts kit|bare`; prints "listening http://127.0.0.1:PORT" once it
+// listens and serves the signed interface under /open-api/v1 (only listStores).
+import express, { type Request, type Response } from "express";
+import { createMemoryNonceStore, createSignedRouter, type HandlerOutput } from "../../../src/server/index.js";
+
+const mode = process.argv[2] === "bare" ? "bare" : "kit";
+
+const STORES: HandlerOutput<"listStores"> = {
+  list: [
+    { id: 20001, merchantId: 10001, name: "Jade Garden People's Square", address: "88 Nanjing Road, Huangpu, Shanghai", phone: "021-63210001", latitude: 31.2345, longitude: 121.4737, status: 0 },
+    { id: 20002, merchantId: 10001, name: "Jade Garden Xujiahui", address: "1 Hongqiao Road, Xuhui, Shanghai", phone: "021-64260002", latitude: 31.1955, longitude: 121.4368, status: 1 },
+  ],
+  total: 2,
+  pageNo: 1,
+  pageSize: 10,
+};
+const listStores = (): HandlerOutput<"listStores"> => STORES;
+
+const app = express();
+app.disable("x-powered-by");
+if (mode === "kit") {
+  const apps = new Map([["demo-app-key", { appSecrets: ["demo-app-secret"] }]]);
+  app.use(
+    "/open-api",
+    createSignedRouter({
+      handlers: { listStores },
+      partial: true,
+      apps: (appKey) => apps.get(appKey),
+      // The sandbox's capacity: a benchmark's nonces must not fill the store.
+      nonceStore: createMemoryNonceStore({ capacity: 1_000_000 }),
+    }),
+  );
+} else {
+  app.use(express.json({ limit: "1mb" }));
+  app.get("/open-api/v1/stores", (_req: Request, res: Response) => {
+    res.type("application/json").send(JSON.stringify({ code: 0, msg: "success", data: listStores() }));
+  });
+}
+
+const server = app.listen(0, "127.0.0.1", () => {
+  const address = server.address();
+  process.stdout.write(`listening http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}\n`);
+});
+const stop = () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+};
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);

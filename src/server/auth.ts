@@ -1,0 +1,165 @@
+// Who is calling, checked once, before the validator (whose own security checks are off): the
+// signature of the signed interface, the bearer key of the key-based one, and the optional
+// per-caller rate limit of both.
+import type { NextFunction, Request, Response } from "express";
+import { SIGNATURE_WINDOW_SECONDS } from "../contract/index.js";
+import { verifySignedRequest, type NonceStore, type RequestHeaders, type SignatureFailure } from "../signing/index.js";
+import { announcesBody } from "./body.js";
+import { keyedError, signedError } from "./errors.js";
+import type { ServerLogger } from "./logger.js";
+import { requestState } from "./state.js";
+
+/** An application as the signed interface's checks see it. */
+export interface ServerApp {
+  /** Its secrets, newest first; several while a secret is being rotated. */
+  readonly appSecrets: readonly string[];
+  /** The merchants authorised for the app (handlers check them; the kit does not). */
+  readonly merchantIds?: readonly bigint[];
+  /** Module permissions, e.g. "merchant-module" (handlers check them). */
+  readonly permissions?: readonly string[];
+  /** Requests per second allowed for the app (100006 above it); none when undefined. */
+  readonly rateLimitPerSecond?: number;
+}
+
+/** App key → the app, or undefined for an unknown or disabled one (100002). May be async (a database). */
+export type AppLookup = (appKey: string) => ServerApp | undefined | Promise<ServerApp | undefined>;
+
+/** A key-based caller: an account's API key. */
+export interface ApiKeyAccount {
+  readonly rateLimitPerSecond?: number;
+}
+
+/** API key → the account, or undefined for an unknown or revoked key (401). */
+export type ApiKeyLookup = (apiKey: string) => ApiKeyAccount | undefined;
+
+/** Fixed one-second windows on an injected clock, so tests can step past them. */
+export interface RateLimiter {
+  /** Seconds to wait, or 0 when the request may pass. */
+  take(key: string, limitPerSecond: number): number;
+}
+
+export function createRateLimiter(clock: { now(): number }): RateLimiter {
+  const windows = new Map<string, { second: number; count: number }>();
+  return {
+    take(key, limitPerSecond) {
+      const now = clock.now();
+      const second = Math.floor(now / 1000);
+      const window = windows.get(key);
+      if (!window || window.second !== second) {
+        windows.set(key, { second, count: 1 });
+        return 0;
+      }
+      window.count += 1;
+      if (window.count <= limitPerSecond) return 0;
+      return Math.max(1, Math.ceil(((second + 1) * 1000 - now) / 1000));
+    },
+  };
+}
+
+export interface SignatureCheckOptions {
+  apps: AppLookup;
+  nonceStore: NonceStore;
+  now: () => number;
+  rateLimiter?: RateLimiter;
+  logger: ServerLogger;
+  /** Called with every refusal of the signature itself (not rate limits or internal failures), before it is answered. */
+  onSignatureRefused?: (refusal: SignatureFailure, req: Request, res: Response) => void;
+}
+
+function signatureHeaders(req: Request): RequestHeaders {
+  // Node gives header names in lower case, repeated ones joined: the four are all the check reads.
+  const { headers } = req;
+  return { "x-app-key": headers["x-app-key"], "x-timestamp": headers["x-timestamp"], "x-nonce": headers["x-nonce"], "x-sign": headers["x-sign"] };
+}
+
+// The nonce is recorded by the full check only; the pre-check must never burn it.
+const NO_NONCE_STORE: NonceStore = { useOnce: () => "fresh" };
+
+async function secretsOf(options: SignatureCheckOptions, appKey: string): Promise<readonly string[] | undefined> {
+  return (await options.apps(appKey))?.appSecrets;
+}
+
+/**
+ * Before the body is read: the signature headers' presence and format, the app key and the
+ * timestamp window, so an unsigned or stale request costs no body buffering. It is the same
+ * check (verifySignedRequest, one implementation of the rules and messages) over an empty body:
+ * every failure up to the signature itself is final; a signature mismatch only means the body,
+ * not yet read, is still to be checked by verifySignature.
+ */
+export function precheckSignature(options: SignatureCheckOptions) {
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    // Without a body there is nothing to buffer: the full check, right after, says it all.
+    if (!announcesBody(req)) return next();
+    const result = await verifySignedRequest({
+      headers: signatureHeaders(req),
+      body: "",
+      secretsFor: (appKey) => secretsOf(options, appKey),
+      now: options.now,
+      nonceStore: NO_NONCE_STORE,
+      windowSeconds: SIGNATURE_WINDOW_SECONDS,
+    });
+    if (result.ok || result.name === "SIGNATURE_MISMATCH") return next();
+    if (result.cause !== undefined) options.logger.error("Signature check failed internally.", { error: result.cause });
+    next(signedError(result.name, result.message));
+  };
+}
+
+/** Verifies the four signature headers over the raw body; sets state.appKey. */
+export function verifySignature(options: SignatureCheckOptions) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const state = requestState(res);
+    const result = await verifySignedRequest({
+      headers: signatureHeaders(req),
+      body: state.rawBody ?? "",
+      secretsFor: (appKey) => secretsOf(options, appKey),
+      now: options.now,
+      nonceStore: options.nonceStore,
+      windowSeconds: SIGNATURE_WINDOW_SECONDS,
+    });
+    if (!result.ok) {
+      if (result.cause !== undefined) options.logger.error("Signature check failed internally.", { error: result.cause });
+      if (result.name !== "RATE_LIMITED" && result.name !== "INTERNAL_ERROR") options.onSignatureRefused?.(result, req, res);
+      const headers: Record<string, string> = result.name === "RATE_LIMITED" ? { "Retry-After": "5" } : {};
+      return next(signedError(result.name, result.message, headers));
+    }
+    state.appKey = result.appKey;
+    if (options.rateLimiter) {
+      const limit = (await options.apps(result.appKey))?.rateLimitPerSecond;
+      if (limit !== undefined) {
+        const wait = options.rateLimiter.take(`app:${result.appKey}`, limit);
+        if (wait > 0) {
+          return next(signedError("RATE_LIMITED", `Too many requests from app key ${result.appKey}: at most ${limit} per second. Retry after ${wait} s.`, { "Retry-After": String(wait) }));
+        }
+      }
+    }
+    next();
+  };
+}
+
+export interface BearerCheckOptions {
+  apiKeys: ApiKeyLookup;
+  rateLimiter?: RateLimiter;
+}
+
+/** Authorization: Bearer <API_KEY> for the key-based interface; sets state.apiKey. */
+export function verifyBearer(options: BearerCheckOptions) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const header = req.headers.authorization;
+    const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header ?? "");
+    if (!match) {
+      const why = header ? 'is not of the form "Bearer <API_KEY>"' : "is missing";
+      return next(keyedError("KEYED_UNAUTHORIZED", `The Authorization header ${why}.`));
+    }
+    const apiKey = match[1] ?? "";
+    const account = options.apiKeys(apiKey);
+    if (!account) return next(keyedError("KEYED_UNAUTHORIZED", "The API key is unknown or revoked."));
+    requestState(res).apiKey = apiKey;
+    if (options.rateLimiter && account.rateLimitPerSecond !== undefined) {
+      const wait = options.rateLimiter.take(`key:${apiKey}`, account.rateLimitPerSecond);
+      if (wait > 0) {
+        return next(keyedError("KEYED_RATE_LIMITED", `Too many requests for this API key: at most ${account.rateLimitPerSecond} per second. Retry after ${wait} s.`, { "Retry-After": String(wait) }));
+      }
+    }
+    next();
+  };
+}

@@ -1,0 +1,101 @@
+// Handler tables keyed by operationId, every type derived from generated/: the input is the
+// operation's request body, query and path parameters as openapi-typescript wrote them (int64
+// ids in a body as the client's `number | bigint`; path and query ids exact, as bigint), the
+// output is the `data` of the operation's success envelope. A handler for an operationId the
+// spec lacks, a missing handler, a field the spec does not have: each fails to compile
+// (test/server/handlers.test-d.ts).
+import type { Request } from "express";
+import type { operations as KeyedOperations } from "../../generated/keyed.js";
+import type { KeyedOperationId, keyedOperations } from "../../generated/keyed.operations.js";
+import type { operations as SignedOperations } from "../../generated/signed.js";
+import type { SignedOperationId, signedOperations } from "../../generated/signed.operations.js";
+
+export type { KeyedOperationId, SignedOperationId };
+
+/** An int64 id (`number | bigint` in the generated types) given exact, as bigint; other types as they are. */
+export type ExactId<V> = bigint extends V ? Exclude<V, number> : V;
+type ExactIds<T> = { [K in keyof T]: ExactId<T[K]> };
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** T with the keys that have a default made present (the validator fills them in). */
+type WithDefaults<T, Keys> = [Keys & keyof T] extends [never] ? T : Simplify<Omit<T, Keys & keyof T> & { [K in Keys & keyof T]-?: Exclude<T[K], undefined> }>;
+
+// generated/*.operations.ts says which query parameters and top-level body properties have a default.
+type QueryDefaults<Entry> = Entry extends { query: infer Q } ? { [K in keyof Q]: Q[K] extends { default: unknown } ? K : never }[keyof Q] : never;
+type BodyDefaults<Entry> = Entry extends { bodyDefaults: readonly (infer Name)[] } ? Name : never;
+
+/** A parameter location's object: {} when the operation has none. */
+type ParametersIn<Op, Where extends "path" | "query"> = Op extends { parameters: infer P }
+  ? P extends { [W in Where]?: infer In }
+    ? [NonNullable<In>] extends [never]
+      ? Record<never, never>
+      : ExactIds<NonNullable<In>>
+    : Record<never, never>
+  : Record<never, never>;
+
+/** The JSON request body: the generated type; undefined when the operation takes none (or it was not sent and is optional). */
+export type RequestBodyOf<Op> = Op extends { requestBody: { content: { "application/json": infer Body } } }
+  ? Body
+  : Op extends { requestBody?: { content: { "application/json": infer Body } } }
+    ? [NonNullable<Op["requestBody"]>] extends [never]
+      ? undefined
+      : Body | undefined
+    : undefined;
+
+/** The body as a handler gets it: defaults applied. */
+type BodyWithDefaults<Body, Names> = Body extends object ? WithDefaults<Body, Names> : Body;
+
+/** The success envelope of the 200 answer (the 200 schema admits the error envelope too, told apart by its code). */
+type SuccessEnvelopeOf<Op> = Op extends { responses: { 200: { content: { "application/json": infer E } } } } ? Extract<E, { code: 0 } | { code: 200 }> : never;
+
+/** The `data` of an operation's success envelope. */
+export type ResponseDataOf<Op> = SuccessEnvelopeOf<Op> extends { data: infer D } ? D : never;
+
+/** What every handler is told about the request besides its parameters. */
+export interface RequestFacts {
+  /** Scheme, host and port the request was addressed to (e.g. for URLs in an answer). */
+  origin: string;
+  /** The Express request, for anything else (headers, a request id set by earlier middleware). */
+  request: Request;
+}
+
+export interface SignedRequestFacts extends RequestFacts {
+  /** The app key whose signature was verified. */
+  appKey: string;
+}
+
+export interface KeyedRequestFacts extends RequestFacts {
+  /** The bearer API key that was accepted. */
+  apiKey: string;
+}
+
+/** A handler's input: the validated body (defaults applied), query (defaults applied) and path parameters. */
+export type OperationInput<Op, Entry = unknown> = {
+  body: BodyWithDefaults<RequestBodyOf<Op>, BodyDefaults<Entry>>;
+  query: WithDefaults<ParametersIn<Op, "query">, QueryDefaults<Entry>>;
+  path: ParametersIn<Op, "path">;
+};
+
+type SignedTable = typeof signedOperations;
+type KeyedTable = typeof keyedOperations;
+
+export type HandlerInput<Id extends SignedOperationId> = OperationInput<SignedOperations[Id], SignedTable[Id]> & SignedRequestFacts;
+export type HandlerOutput<Id extends SignedOperationId> = ResponseDataOf<SignedOperations[Id]>;
+/** Returns the data of the success envelope, or throws a RefusalError (signedError) for a registry error. */
+export type Handler<Id extends SignedOperationId> = (input: HandlerInput<Id>) => HandlerOutput<Id> | Promise<HandlerOutput<Id>>;
+
+/** Every operation of the signed interface, each with its own types. */
+export type SignedHandlers = { [Id in SignedOperationId]: Handler<Id> };
+
+export type KeyedHandlerInput<Id extends KeyedOperationId> = OperationInput<KeyedOperations[Id], KeyedTable[Id]> & KeyedRequestFacts;
+export type KeyedHandlerOutput<Id extends KeyedOperationId> = ResponseDataOf<KeyedOperations[Id]>;
+export type KeyedHandler<Id extends KeyedOperationId> = (input: KeyedHandlerInput<Id>) => KeyedHandlerOutput<Id> | Promise<KeyedHandlerOutput<Id>>;
+
+/** Every operation of the key-based interface. */
+export type KeyedHandlers = { [Id in KeyedOperationId]: KeyedHandler<Id> };
+
+/** A handler table for any generated `operations` and operation table (e.g. a spec served with createOperationRouter). */
+export type OperationHandlers<Ops, Table = Record<keyof Ops, unknown>, Facts = RequestFacts> = {
+  [Id in keyof Ops]: (input: OperationInput<Ops[Id], Id extends keyof Table ? Table[Id] : unknown> & Facts) => ResponseDataOf<Ops[Id]> | Promise<ResponseDataOf<Ops[Id]>>;
+};

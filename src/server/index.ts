@@ -1,0 +1,35 @@
+// merchant-open-platform/server: a kit for a platform team implementing the interface for
+// real. Typed handlers by operationId, an app lookup, a nonce store and a logger in; Express
+// request handlers out, with the signature, validation, envelopes and int64 JSON done once
+// (docs/server.md). The sandbox is this kit plus its in-memory domain.
+export { createKeyedRouter, createOperationRouter, createSignedRouter, type KeyedRouterOptions, type OperationRouterOptions, type SignedRouterOptions } from "./router.js";
+export type {
+  ExactId,
+  Handler,
+  HandlerInput,
+  HandlerOutput,
+  KeyedHandler,
+  KeyedHandlerInput,
+  KeyedHandlerOutput,
+  KeyedHandlers,
+  KeyedOperationId,
+  KeyedRequestFacts,
+  OperationHandlers,
+  OperationInput,
+  RequestBodyOf,
+  RequestFacts,
+  ResponseDataOf,
+  SignedHandlers,
+  SignedOperationId,
+  SignedRequestFacts,
+} from "./handlers.js";
+export { createRateLimiter, type ApiKeyAccount, type ApiKeyLookup, type AppLookup, type RateLimiter, type ServerApp } from "./auth.js";
+export { RefusalError, describeValidationErrors, keyedError, LISTED_VALIDATION_ERRORS, ServerConfigError, signedError, toFailure, toKeyedName, type Failure, type KeyedErrorName, type SignedErrorName } from "./errors.js";
+export { stderrLogger, type ServerLogger } from "./logger.js";
+export { requestState, type RequestState } from "./state.js";
+export { BODY_LIMIT_BYTES, isJsonContentType } from "./body.js";
+export { respond, sendRaw } from "./envelope.js";
+export { warmUpValidators, type DispatchHandler, type DispatchInput } from "./dispatch.js";
+export { pipeline } from "./pipeline.js";
+export { int64Overflows, parseExactJson, parseIdText, stringifyExactJson, toId, toNumberCopy, toOptionalId } from "./int64.js";
+export { createMemoryNonceStore, createRedisNonceStore, type NonceStore } from "../signing/index.js";
