@@ -6,7 +6,8 @@
 //              suites, Redis, browsers.
 //   packaging  the package as a user gets it and the slow tools we did not write: pack and
 //              install, the quick start, generators, Spectral, the docs site, Respect, Prism.
-// A test file's project is decided by its folder under test/, unless it is listed by name; a
+// A test file's project is decided by its folder under test/, unless it is listed by name (type
+// tests, *.test-d.ts, are the unit project's wherever they are); a
 // new folder lands in http until it is listed below. test/suite/projects.test.ts proves that
 // every test file is run by exactly one project.
 import { readdirSync } from "node:fs";
@@ -26,7 +27,6 @@ export const FILE_PROJECTS: Record<string, ProjectName> = {
   "test/conformance/selection-and-reports.test.ts": "unit",
   "test/proxy/request-target.test.ts": "unit",
   "test/sandbox/array-limits.test.ts": "unit",
-  "test/sandbox/fast-paths.test.ts": "unit",
   "test/sandbox/fixtures.test.ts": "unit",
   "test/sandbox/recorder.test.ts": "unit",
   // Real servers in unit folders.

@@ -52,7 +52,7 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
 
   it("the guards fail, naming what to re-check, on another version or another shape", () => {
     expect(() => checkPinned("5.7.0", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "5.6.2" } })).toThrow(
-      /express-openapi-validator 5\.7\.0 is installed but package\.json's devDependencies pins 5\.6\.2.*re-check every internal src\/sandbox\/validator\.ts uses/,
+      /express-openapi-validator 5\.7\.0 is installed but package\.json's devDependencies pins 5\.6\.2.*re-check every internal src\/server\/validator\.ts uses/,
     );
     expect(() => checkPinned("5.6.2", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "^5.6.2" } })).toThrow(/peerDependencies pins \^5\.6\.2/);
     expect(() => expectKind("SchemaPreprocessor", "resolvedSchemaCache", {}, "map")).toThrow("express-openapi-validator internal changed: SchemaPreprocessor.resolvedSchemaCache is object, the kit's adapter expects map");

@@ -20,6 +20,8 @@ const testLikeFiles = (readdirSync(join(root, "test"), { recursive: true }) as s
 
 /** The project the rule in vitest.config.ts gives a file. */
 function projectByRule(file: string): ProjectName {
+  // Type tests are compiled, never run: the unit project type-checks them wherever they live.
+  if (file.endsWith(".test-d.ts")) return "unit";
   const listed = FILE_PROJECTS[file];
   if (listed) return listed;
   const folder = file.split("/")[1] ?? "";
