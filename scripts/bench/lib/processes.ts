@@ -199,9 +199,9 @@ export async function startLoggingSandboxProcess(): Promise<ServerProcess & { lo
  * A server script of servers/ (through tsx) that prints "listening http://127.0.0.1:PORT" and
  * serves the signed interface under /open-api/v1; ready once it answered a signed listStores.
  */
-export async function startScriptProcess(name: ServerName, script: string, options: { waitForAnswer?: boolean } = {}): Promise<ServerProcess> {
+export async function startScriptProcess(name: ServerName, script: string, options: { waitForAnswer?: boolean; args?: string[] } = {}): Promise<ServerProcess> {
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "bench", "servers", script)], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "bench", "servers", script), ...(options.args ?? [])], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   const match = await waitForLine(child, /listening (http:\/\/\S+)/, 30_000, script);
   const origin = match[1] ?? "";
   const startMs = options.waitForAnswer === false ? performance.now() - started : await firstSignedAnswer(`${origin}/open-api/v1/stores?merchantId=10001`, started);
@@ -241,8 +241,8 @@ export interface Target {
  * The throughput benchmark's targets, in the order they are started; each is measured in every
  * round. Adding one (e.g. the server kit with a handler answering a constant) takes a script in
  * servers/ that prints "listening http://127.0.0.1:PORT" (as bare-express.ts does), an entry
- * here (`kit: { label: "server kit", start: () => startScriptProcess("kit", "kit.ts") }`, the
- * name added to TargetName), and its goal in GOALS in ../index.ts
+ * here (`kit: { label: "server kit", start: () => startScriptProcess("kit", "kit-constant.ts", { args: ["kit"] }) }`,
+ * the name added to TargetName; its constant-handler baseline likewise with args ["bare"]), and its goal in GOALS in ../index.ts
  * (`{ target: "kit", versus: "bare-express", atLeast: 0.75, … }`).
  */
 export const TARGETS: Partial<Record<TargetName, Target>> = {
