@@ -28,9 +28,11 @@ export const FILE_PROJECTS: Record<string, ProjectName> = {
   "test/proxy/request-target.test.ts": "unit",
   "test/sandbox/array-limits.test.ts": "unit",
   "test/sandbox/fixtures.test.ts": "unit",
+  "test/sandbox/recorder.test.ts": "unit",
   // Real servers in unit folders.
   "test/callbacks/handler.test.ts": "http",
   "test/client/base-url.test.ts": "http",
+  "test/client/direct-path.test.ts": "http",
   "test/client/envelope.test.ts": "http",
   "test/client/int64.test.ts": "http",
   "test/client/lossless-fetch.test.ts": "http",

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import {
   createJsonLogger,
   createSandbox,
+  fileDescriptorSink,
   defaultFixtures,
   defaultFixturesText,
   FixtureError,
@@ -18,7 +19,7 @@ import {
 import { createRedisNonceStore, redactUrl, type RedisNonceStore } from "../signing/index.js";
 import { safeRangeFixtures } from "../sandbox/index.js";
 import { UsageError } from "./errors.js";
-import type { CliIo, Subcommand } from "./io.js";
+import { processIo, type CliIo, type Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sandbox [options]
 
@@ -178,7 +179,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const idRange = parseIdRange(values["id-range"]);
   const host = values.host ?? "127.0.0.1";
   const schedule = values["callback-schedule"] === undefined ? undefined : parseSchedule(values["callback-schedule"]);
-  const logger = createJsonLogger(io.stdout, { requests: !values.quiet, writeProblem: io.stderr });
+  // Request lines go to standard output through pino's buffered writer when it is the process's
+  // own (a test's io gets them as strings); warnings and errors go to stderr at once.
+  const requestSink = io === processIo && !values.quiet ? fileDescriptorSink(1) : undefined;
+  const logger = createJsonLogger(requestSink ?? io.stdout, { requests: !values.quiet, writeProblem: io.stderr });
   const nonceStore = await openNonceStore(values["nonce-store"], io);
   if (nonceStore === null) return 1;
   const sandbox = createSandbox({
@@ -219,6 +223,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     process.once("SIGTERM", stop);
   });
   await nonceStore?.close();
+  requestSink?.flushSync();
   io.stdout("Sandbox stopped.\n");
   return 0;
 }

@@ -4,14 +4,14 @@
 //
 // Retries repeat the whole openapi-fetch call, not just the fetch, so the middlewares (and so
 // the signature, with a fresh timestamp and nonce) run again on every attempt.
-import createClient, { type Client, type Middleware } from "openapi-fetch";
+import createClient, { createFinalURL, createQuerySerializer, defaultPathSerializer, mergeHeaders, type Client, type Middleware } from "openapi-fetch";
 import { stringifyJson } from "../json/index.js";
 import { unwrapEnvelope, type EnvelopeDialect, type RawResult } from "./envelope.js";
 import { ClientConfigError, MerchantOpenPlatformError, TimeoutError } from "./errors.js";
 import { operationIndex, type OperationTable } from "./operations.js";
 import { assertMiddleware, type FetchLike, type ResolvedRetry } from "./options.js";
 import { withRetries } from "./retry.js";
-import { createClientFetch } from "./transport.js";
+import { createClientFetch, createDirectFetch } from "./transport.js";
 
 export interface CoreSettings {
   baseUrl: string;
@@ -22,6 +22,8 @@ export interface CoreSettings {
   retry: ResolvedRetry;
   /** Signing or bearer middleware; always runs after every other request middleware. */
   auth: Middleware;
+  /** What `auth` does, on headers and the body text: the direct path's authentication. */
+  authorize: (headers: Headers, body: string | undefined) => void;
   /** The app's own middleware, run before auth. */
   middleware: Middleware[];
   operations: OperationTable;
@@ -33,9 +35,14 @@ export interface CoreSettings {
 }
 
 type Init = Record<string, unknown> & { signal?: AbortSignal | null; middleware?: Middleware[] };
+/** The options the direct path reads itself; anything else goes to fetch as it would through openapi-fetch. */
+type DirectInit = { params?: { header?: Record<string, string>; path?: Record<string, unknown>; query?: Record<string, unknown> }; body?: unknown; headers?: Record<string, string> | Headers; parseAs?: unknown };
+
+/** Options only openapi-fetch understands: with any of them, a call goes through openapi-fetch. */
+const OPENAPI_FETCH_OPTIONS = ["fetch", "Request", "baseUrl", "querySerializer", "bodySerializer", "pathSerializer"];
 
 export interface ClientCore {
-  send(method: string, schemaPath: string, init: unknown): Promise<RawResult>;
+  send(method: string, schemaPath: string, init: unknown, dataMode?: boolean): Promise<RawResult>;
   call(operationId: string, init: unknown): Promise<unknown>;
   use(...middleware: Middleware[]): void;
   eject(...middleware: Middleware[]): void;
@@ -76,31 +83,62 @@ export function createClientCore(settings: CoreSettings): ClientCore {
     bodySerializer: (body: unknown) => stringifyJson(body),
   });
   inner.use(...settings.middleware);
+  // The app's global middleware, mirrored: call() takes the direct path only while there is none.
+  const appMiddleware = new Set<Middleware>(settings.middleware);
   const findOperation = operationIndex(settings.operations);
+  const directFetch = createDirectFetch({ fetch: settings.fetch, maxResponseBytes: settings.maxResponseBytes });
+  const querySerializer = createQuerySerializer();
+
+  const isDirect = (init: Init): boolean =>
+    appMiddleware.size === 0 && (init.middleware === undefined || init.middleware.length === 0) && !OPENAPI_FETCH_OPTIONS.some((key) => key in init);
+
+  /**
+   * call() without middleware: the URL, headers and body built as openapi-fetch builds them
+   * (its own helpers), authenticated over the exact body text, and fetched by URL. Skips what
+   * only middleware could need: a Request object to hand around, the signer reading the body
+   * back from it, and openapi-fetch reading the answer once more.
+   */
+  async function direct(method: string, schemaPath: string, init: Init, signal: AbortSignal): Promise<RawResult> {
+    const { params = {}, body, headers, parseAs: _parseAs, middleware: _none, signal: _appSignal, ...rest } = init as Init & DirectInit;
+    const text = body === undefined ? undefined : stringifyJson(body);
+    const finalHeaders = mergeHeaders(text === undefined ? {} : { "Content-Type": "application/json" }, headers, params.header);
+    settings.authorize(finalHeaders, text);
+    const url = createFinalURL(schemaPath, { baseUrl: settings.baseUrl, params, querySerializer, pathSerializer: defaultPathSerializer });
+    const response = await directFetch({ url, init: { ...rest, method, headers: finalHeaders, body: text ?? null, signal } });
+    return response.ok ? { data: response.bodyText, response } : { error: response.bodyText, response };
+  }
 
   /** One attempt, with its own timeout, combined with the app's signal if it gave one. */
-  async function attempt(method: string, schemaPath: string, init: Init, operationId: string | undefined): Promise<RawResult> {
+  async function attempt(method: string, schemaPath: string, init: Init, operationId: string | undefined, dataMode: boolean): Promise<RawResult> {
     const appSignal = init.signal ?? undefined;
     if (appSignal?.aborted) throw appSignal.reason;
     const controller = new AbortController();
     let timedOut = false;
+    // Settles on abort even if an injected fetch ignores its signal; rejected by whoever aborts
+    // (a listener on the signal per attempt cost more than the rest of the attempt's set-up).
+    let rejectAborted: (reason: unknown) => void = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      rejectAborted = reject;
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new TimeoutError({ method, url: settings.baseUrl + schemaPath, timeoutMs: settings.timeoutMs, operationId }));
+      rejectAborted(controller.signal.reason);
     }, settings.timeoutMs);
-    const onAppAbort = () => controller.abort(appSignal?.reason);
+    const onAppAbort = () => {
+      controller.abort(appSignal?.reason);
+      rejectAborted(controller.signal.reason);
+    };
     appSignal?.addEventListener("abort", onAppAbort, { once: true });
-    // Settles on abort even if an injected fetch ignores its signal.
-    const aborted = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-    });
     try {
-      const call = inner.request(method.toLowerCase() as "get", schemaPath as never, {
-        ...init,
-        signal: controller.signal,
-        // Keeps the authentication last, after the app's global and per-call middleware.
-        middleware: [...(init.middleware ?? []), settings.auth],
-      } as never) as Promise<RawResult>;
+      const call = dataMode && isDirect(init)
+        ? direct(method, schemaPath, init, controller.signal)
+        : (inner.request(method.toLowerCase() as "get", schemaPath as never, {
+            ...init,
+            signal: controller.signal,
+            // Keeps the authentication last, after the app's global and per-call middleware.
+            middleware: [...(init.middleware ?? []), settings.auth],
+          } as never) as Promise<RawResult>);
       return await Promise.race([call, aborted]);
     } catch (error) {
       if (timedOut) throw controller.signal.reason;
@@ -113,7 +151,8 @@ export function createClientCore(settings: CoreSettings): ClientCore {
     }
   }
 
-  async function send(method: string, schemaPath: string, given: unknown): Promise<RawResult> {
+  /** dataMode: a call() (its answer is only read as an envelope), which may take the direct path. */
+  async function send(method: string, schemaPath: string, given: unknown, dataMode = false): Promise<RawResult> {
     if (given !== undefined && (typeof given !== "object" || given === null)) {
       throw new ClientConfigError("init", `the request options must be an object, got ${given === null ? "null" : typeof given}`);
     }
@@ -125,7 +164,7 @@ export function createClientCore(settings: CoreSettings): ClientCore {
     const upper = method.toUpperCase();
     const operationId = findOperation(upper, schemaPath);
     const canRetry = upper === "GET" || (operationId !== undefined && settings.idempotentOperations.has(operationId));
-    return withRetries(() => attempt(upper, schemaPath, init, operationId), {
+    return withRetries(() => attempt(upper, schemaPath, init, operationId, dataMode), {
       canRetry,
       settings: settings.retry,
       judge: { rateLimitedCode: settings.rateLimitedCode, now: settings.now },
@@ -142,7 +181,7 @@ export function createClientCore(settings: CoreSettings): ClientCore {
       throw new ClientConfigError("init", `the options of ${operationId} must be an object`);
     }
     // Text, so openapi-fetch never JSON.parses a success body; the envelope is parsed losslessly.
-    const result = await send(operation.method, operation.path, { ...(given as object | undefined), parseAs: "text" });
+    const result = await send(operation.method, operation.path, { ...(given as object | undefined), parseAs: "text" }, true);
     return unwrapEnvelope(result, operationId, settings.dialect);
   }
 
@@ -152,7 +191,11 @@ export function createClientCore(settings: CoreSettings): ClientCore {
     use: (...middleware) => {
       middleware.forEach((m, i) => assertMiddleware(m, `use() argument ${i}`));
       inner.use(...middleware);
+      for (const m of middleware) appMiddleware.add(m);
     },
-    eject: (...middleware) => inner.eject(...middleware),
+    eject: (...middleware) => {
+      inner.eject(...middleware);
+      for (const m of middleware) appMiddleware.delete(m);
+    },
   };
 }

@@ -6,7 +6,7 @@ import { keyedOperations, type KeyedOperationId } from "../../generated/keyed.op
 import type { operations, paths } from "../../generated/keyed.js";
 import { clientFace, createClientCore } from "./core.js";
 import { ClientConfigError } from "./errors.js";
-import { bearerMiddleware } from "./middleware.js";
+import { bearerHeaders, bearerMiddleware } from "./middleware.js";
 import type { OperationArgs, OperationData } from "./operations.js";
 import {
   optionalFunction,
@@ -79,6 +79,7 @@ export function createKeyedClient(options: KeyedClientOptions): KeyedClient {
     maxResponseBytes: resolveMaxResponseBytes(given.maxResponseBytes),
     retry: resolveRetry(given.retry),
     auth: bearerMiddleware(apiKey),
+    authorize: bearerHeaders(apiKey),
     middleware: resolveMiddleware(given.middleware),
     operations: keyedOperations,
     idempotentOperations: new Set(),

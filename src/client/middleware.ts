@@ -34,14 +34,26 @@ async function bodyBytes(request: Request): Promise<Uint8Array | undefined> {
  * client.interceptors.request.use(createRequestSigner({ appKey: "demo-app-key", appSecret: process.env.MOP_APP_SECRET! }));
  */
 export function createRequestSigner(options: SigningMiddlewareOptions): (request: Request) => Promise<Request> {
-  const { appKey, appSecret, now, nonce } = options;
+  const signHeaders = createHeaderSigner(options);
   return async (request) => {
+    signHeaders(request.headers, await bodyBytes(request));
+    return request;
+  };
+}
+
+/**
+ * Sets the four signature headers on `headers`, over `body` exactly as it will be sent (the
+ * client's direct path signs the JSON text it is about to send, with no Request to read back).
+ */
+export function createHeaderSigner(options: SigningMiddlewareOptions): (headers: Headers, body: string | Uint8Array | undefined) => void {
+  const { appKey, appSecret, now, nonce } = options;
+  return (target, body) => {
     let headers;
     try {
       headers = signRequestHeaders({
         appKey,
         appSecret,
-        body: await bodyBytes(request),
+        body,
         ...(now ? { now } : {}),
         ...(nonce ? { nonce: nonce() } : {}),
       });
@@ -52,8 +64,7 @@ export function createRequestSigner(options: SigningMiddlewareOptions): (request
       }
       throw error;
     }
-    for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
-    return request;
+    for (const [name, value] of Object.entries(headers)) target.set(name, value);
   };
 }
 
@@ -80,11 +91,19 @@ export function signingMiddleware(options: SigningMiddlewareOptions): Middleware
  * missing. createKeyedClient installs it itself.
  */
 export function bearerMiddleware(apiKey: string): Middleware {
+  const authorize = bearerHeaders(apiKey);
   return {
     onRequest({ request }) {
-      request.headers.set("Authorization", `Bearer ${apiKey}`);
-      if (!request.headers.has("Content-Type")) request.headers.set("Content-Type", "application/json");
+      authorize(request.headers);
       return request;
     },
+  };
+}
+
+/** Sets Authorization: Bearer <API_KEY>, and Content-Type: application/json when missing. */
+export function bearerHeaders(apiKey: string): (headers: Headers) => void {
+  return (headers) => {
+    headers.set("Authorization", `Bearer ${apiKey}`);
+    if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
   };
 }

@@ -6,7 +6,7 @@ import { signedOperations, type SignedOperationId } from "../../generated/signed
 import type { operations, paths } from "../../generated/signed.js";
 import { clientFace, createClientCore } from "./core.js";
 import { ClientConfigError } from "./errors.js";
-import { signingMiddleware } from "./middleware.js";
+import { createHeaderSigner, signingMiddleware } from "./middleware.js";
 import type { OperationArgs, OperationData } from "./operations.js";
 import {
   optionalFunction,
@@ -94,6 +94,7 @@ export function createSignedClient(options: SignedClientOptions): SignedClient {
     maxResponseBytes: resolveMaxResponseBytes(given.maxResponseBytes),
     retry: resolveRetry(given.retry),
     auth: signingMiddleware({ appKey, appSecret, now, nonce }),
+    authorize: createHeaderSigner({ appKey, appSecret, now, nonce }),
     middleware: resolveMiddleware(given.middleware),
     operations: signedOperations,
     idempotentOperations: SIGNED_IDEMPOTENT_OPERATIONS,

@@ -18,7 +18,14 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** An answer read in full: its text, and json() parsed losslessly. */
+/**
+ * An answer read in full: its text, and json() parsed losslessly.
+ *
+ * Built without a body stream: constructing a Response over a string sets up a web stream,
+ * which cost more than the rest of a call's client-side work. The stream is made only when
+ * something asks for `body`; text(), json(), arrayBuffer(), blob() and clone() answer from the
+ * text already read.
+ */
 export class LosslessResponse extends Response {
   /** The body as received, decoded as UTF-8. */
   readonly bodyText: string;
@@ -27,12 +34,16 @@ export class LosslessResponse extends Response {
   override readonly url: string;
   override readonly redirected: boolean;
   #parsed: Parsed | undefined;
+  #used = false;
+  /** undefined until `body` is first read; null for statuses without a body. */
+  #stream: ReadableStream<Uint8Array> | null | undefined;
 
   constructor(bodyText: string, init: ResponseInit, origin: { url: string; redirected: boolean }) {
-    super(NULL_BODY_STATUSES.has(init.status ?? 200) ? null : bodyText, init);
+    super(null, init);
     this.bodyText = bodyText;
     this.url = origin.url;
     this.redirected = origin.redirected;
+    if (NULL_BODY_STATUSES.has(this.status)) this.#stream = null;
   }
 
   /** Builds the lossless copy of an answer whose body was read as text. */
@@ -47,6 +58,27 @@ export class LosslessResponse extends Response {
       { status: response.status, statusText: response.statusText, headers },
       { url: response.url, redirected: response.redirected },
     );
+  }
+
+  // body and bodyUsed are accessors of Response.prototype (the DOM typings call them
+  // properties, so they are redefined here rather than with get/set syntax).
+  static {
+    Object.defineProperties(LosslessResponse.prototype, {
+      body: {
+        configurable: true,
+        /** The body as a stream of the text's UTF-8 bytes, made on first use. */
+        get(this: LosslessResponse): ReadableStream<Uint8Array> | null {
+          if (this.#stream === undefined) this.#stream = this.#used ? emptyUsedStream() : (new Response(this.bodyText).body as ReadableStream<Uint8Array>);
+          return this.#stream;
+        },
+      },
+      bodyUsed: {
+        configurable: true,
+        get(this: LosslessResponse): boolean {
+          return this.#used || (this.#stream?.locked ?? false);
+        },
+      },
+    });
   }
 
   /** The body parsed losslessly, once; throws UnexpectedResponseError for text that is not JSON. */
@@ -67,33 +99,46 @@ export class LosslessResponse extends Response {
     });
   }
 
-  #used = false;
+  /** Marks the body read, as Response's readers do; a second read is a TypeError. */
+  #consume(): string {
+    if (this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
+    this.#used = true;
+    return this.#stream === null ? "" : this.bodyText;
+  }
 
   // Fields rather than methods because the DOM typings declare json, text and clone as properties.
-  /**
-   * The text already read, without reading the body stream again (openapi-fetch reads a success
-   * body with text() in the data mode: re-reading the rebuilt stream cost more than the rest of
-   * the rebuild). Readable once, as Response.text() is.
-   */
-  override text = async (): Promise<string> => {
-    if (this.#used || this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
-    this.#used = true;
-    return this.bodyText;
-  };
+  /** The text already read (openapi-fetch reads a success body with text() in the data mode). Readable once, as Response.text() is. */
+  override text = async (): Promise<string> => this.#consume();
 
   override json = async (): Promise<unknown> => {
-    await this.text(); // marks the body used, as Response.json() does
+    this.#consume();
     return this.parsedBody();
   };
 
+  override arrayBuffer = async (): Promise<ArrayBuffer> => {
+    const bytes = new TextEncoder().encode(this.#consume());
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  };
+
+  override blob = async (): Promise<Blob> => new Blob([this.#consume()], { type: this.headers.get("content-type") ?? "" });
+
+  override formData = async (): Promise<FormData> => new Response(this.#consume(), { headers: this.headers }).formData();
+
   override clone = (): LosslessResponse => {
-    if (this.#used || this.bodyUsed) throw new TypeError("Response.clone: the body has already been consumed");
+    if (this.bodyUsed) throw new TypeError("Response.clone: the body has already been consumed");
     return new LosslessResponse(
       this.bodyText,
       { status: this.status, statusText: this.statusText, headers: this.headers },
       { url: this.url, redirected: this.redirected },
     );
   };
+}
+
+/** What `body` shows after the text was read through text() or json(): a stream already read. */
+function emptyUsedStream(): ReadableStream<Uint8Array> {
+  const stream = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  void stream.getReader().read();
+  return stream;
 }
 
 function looksLikeResponse(value: unknown): value is Response {
@@ -152,43 +197,64 @@ export function createClientFetch(settings: ClientFetchSettings): FetchLike {
     // A redirect is never followed, whatever the per-call options said (issue: the signature
     // headers and body went to the other origin).
     const request = given.redirect === "manual" ? given : new Request(given, { redirect: "manual" });
-    const failure = (cause: unknown): unknown =>
-      request.signal.aborted ? request.signal.reason ?? cause : new NetworkError({ method: request.method, url: request.url, cause });
-
-    let response: unknown;
-    try {
-      response = await (appFetch ?? globalThis.fetch)(request);
-    } catch (error) {
-      throw failure(error);
-    }
-    if (!looksLikeResponse(response)) {
-      throw new UnexpectedResponseError({ reason: "the fetch function did not return a Response", httpStatus: 0, body: String(response) });
-    }
-    const redirect = (response.status >= 300 && response.status <= 399) || response.type === "opaqueredirect";
-    if (redirect || response.redirected) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new RedirectError({
-        method: request.method,
-        url: request.url,
-        // An injected fetch that followed the redirect itself answers the final page: say so.
-        httpStatus: response.status,
-        location: redirect ? (response.headers.get("location") ?? "") : response.url,
-      });
-    }
-    if (response.status < 200 || response.status > 599) {
-      // Response.error() (status 0) is how a fetch implementation may report a network error.
-      throw failure(new Error(`the fetch function answered status ${response.status}`));
-    }
-    const status = response.status;
-    let text: string;
-    try {
-      text = await readLimited(response, settings.maxResponseBytes, (declaredBytes) =>
-        new ResponseTooLargeError({ method: request.method, url: request.url, httpStatus: status, limitBytes: settings.maxResponseBytes, declaredBytes }),
-      );
-    } catch (error) {
-      if (error instanceof ResponseTooLargeError) throw error;
-      throw failure(error);
-    }
-    return LosslessResponse.from(response, text);
+    return settle(() => (appFetch ?? globalThis.fetch)(request), request.method, request.url, request.signal, settings.maxResponseBytes);
   };
+}
+
+/** What the client's direct path sends: the final URL and the fetch init (method, headers, body, signal). */
+export interface DirectRequest {
+  url: string;
+  init: RequestInit & { method: string; signal: AbortSignal; headers: Headers };
+}
+
+/**
+ * The same as createClientFetch for a request given as URL + init rather than a Request: the
+ * global fetch takes them as they are (one Request built, inside fetch); an app's fetch still
+ * gets a Request, as it always does.
+ */
+export function createDirectFetch(settings: ClientFetchSettings): (request: DirectRequest) => Promise<LosslessResponse> {
+  const appFetch = settings.fetch;
+  return ({ url, init }) => {
+    const sent = { ...init, redirect: "manual" as const };
+    const send = appFetch ? () => appFetch(new Request(url, sent)) : () => globalThis.fetch(url, sent);
+    return settle(send, init.method, url, init.signal, settings.maxResponseBytes);
+  };
+}
+
+/** Sends, then judges and reads the answer (see createClientFetch). */
+async function settle(send: () => Promise<unknown>, method: string, url: string, signal: AbortSignal, maxResponseBytes: number): Promise<LosslessResponse> {
+  const failure = (cause: unknown): unknown => (signal.aborted ? signal.reason ?? cause : new NetworkError({ method, url, cause }));
+  let response: unknown;
+  try {
+    response = await send();
+  } catch (error) {
+    throw failure(error);
+  }
+  if (!looksLikeResponse(response)) {
+    throw new UnexpectedResponseError({ reason: "the fetch function did not return a Response", httpStatus: 0, body: String(response) });
+  }
+  const redirect = (response.status >= 300 && response.status <= 399) || response.type === "opaqueredirect";
+  if (redirect || response.redirected) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new RedirectError({
+      method,
+      url,
+      // An injected fetch that followed the redirect itself answers the final page: say so.
+      httpStatus: response.status,
+      location: redirect ? (response.headers.get("location") ?? "") : response.url,
+    });
+  }
+  if (response.status < 200 || response.status > 599) {
+    // Response.error() (status 0) is how a fetch implementation may report a network error.
+    throw failure(new Error(`the fetch function answered status ${response.status}`));
+  }
+  const status = response.status;
+  let text: string;
+  try {
+    text = await readLimited(response, maxResponseBytes, (declaredBytes) => new ResponseTooLargeError({ method, url, httpStatus: status, limitBytes: maxResponseBytes, declaredBytes }));
+  } catch (error) {
+    if (error instanceof ResponseTooLargeError) throw error;
+    throw failure(error);
+  }
+  return LosslessResponse.from(response, text);
 }

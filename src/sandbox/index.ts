@@ -29,7 +29,7 @@ export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type Ca
 export type CallbackEvent = CallbackDeliveryRecord;
 export { createSandboxClock, formatPlatformTime, type Clock, type SandboxClock } from "./clock.js";
 export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
-export { createJsonLogger, createQuietLogger, type RequestLogRecord, type SandboxLogger } from "./logger.js";
+export { createJsonLogger, createQuietLogger, fileDescriptorSink, type LogSink, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
 export { ID_RANGES, idsRoundingTo, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
 export { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";

@@ -31,11 +31,15 @@ const BIGINT_MARKED = new RegExp(`"\\\\u0000${MARK_ID}:(-?[0-9]+)"`, "g");
 export function stringifyExactJson(value: unknown): string {
   // A BigInt.prototype.toJSON (someone's polyfill) would change what JSON.stringify writes.
   if (typeof (BigInt.prototype as { toJSON?: unknown }).toJSON === "function") return stringifyJson(value) ?? "null";
-  try {
-    // Without a bigint (the common case), JSON.stringify's own text; it throws a TypeError on one.
-    return (JSON.stringify(value) as string | undefined) ?? "null";
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
+  // Without a bigint, JSON.stringify's own text. Looking first is cheaper than letting it throw
+  // a TypeError on the first bigint (most answers carry bigint ids); it still throws on one
+  // that a toJSON() returns, and the marked pass below handles that too.
+  if (!containsBigInt(value)) {
+    try {
+      return (JSON.stringify(value) as string | undefined) ?? "null";
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+    }
   }
   let bigints = 0;
   const text = JSON.stringify(value, (_key, item: unknown) => {

@@ -58,10 +58,9 @@ export interface SignRequestInput {
  * copied into one concatenated buffer.
  */
 export function hmacSha256(appSecret: string, prefix: string, body: Buffer): Buffer {
-  return createHmac("sha256", Buffer.from(appSecret, "utf8"))
-    .update(Buffer.from(prefix, "utf8"))
-    .update(body)
-    .digest();
+  // Strings go in as UTF-8 without a Buffer of their own.
+  const hmac = createHmac("sha256", appSecret).update(prefix, "utf8");
+  return (body.length > 0 ? hmac.update(body) : hmac).digest();
 }
 
 function requireObject(what: string, value: unknown): Record<string, unknown> {

@@ -188,13 +188,20 @@ export async function verifySignedRequest(input: VerifySignedRequestInput): Prom
     );
   }
 
-  // 7. The signature, in constant time, against every valid secret (rotation).
+  // 7. The signature, in constant time, against the valid secrets in turn (rotation). It stops
+  //    at the first that matches: only a correctly signed request stops early, and its sender
+  //    learns nothing from the timing that the answer does not say; a wrong signature is
+  //    compared under every secret.
   const given = Buffer.from(signText, "base64");
   const bodyBytes = toBodyBytes(body);
+  const prefix = appKey + timestampText + nonce;
   let secretIndex = -1;
   for (const { secret, index } of usable) {
-    const expected = hmacSha256(secret, appKey + timestampText + nonce, bodyBytes);
-    if (expected.length === given.length && timingSafeEqual(expected, given) && secretIndex < 0) secretIndex = index;
+    const expected = hmacSha256(secret, prefix, bodyBytes);
+    if (expected.length === given.length && timingSafeEqual(expected, given)) {
+      secretIndex = index;
+      break;
+    }
   }
   if (secretIndex < 0) {
     return fail(

@@ -61,7 +61,7 @@ describe("mop examples", () => {
 describe("optional peers", () => {
   it("come from package.json, with the exact versions the package is tested with", () => {
     const manifest = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { devDependencies: Record<string, string> };
-    expect(serverPeers()).toEqual({ express: manifest.devDependencies.express, "express-openapi-validator": manifest.devDependencies["express-openapi-validator"] });
+    expect(serverPeers()).toEqual({ express: manifest.devDependencies.express, "express-openapi-validator": manifest.devDependencies["express-openapi-validator"], pino: manifest.devDependencies.pino });
   });
 
   it("are recognised in Node's module-not-found error, other packages are not", () => {
@@ -70,6 +70,6 @@ describe("optional peers", () => {
     expect(missingPeer(error("express-openapi-validator"))).toBe("express-openapi-validator");
     expect(missingPeer(error("left-pad"))).toBeUndefined();
     expect(missingPeer(new Error("Cannot find package 'express'"))).toBeUndefined();
-    expect(missingPeerMessage("sandbox", "express")).toMatch(/^mop sandbox: needs the package "express".*\n.*\n {2}npm install --save-dev express@\S+ express-openapi-validator@\S+\n$/);
+    expect(missingPeerMessage("sandbox", "express")).toMatch(/^mop sandbox: needs the package "express".*\n.*\n {2}npm install --save-dev express@\S+ express-openapi-validator@\S+ pino@\S+\n$/);
   });
 });

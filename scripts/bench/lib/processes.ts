@@ -4,15 +4,16 @@
 // no validation (servers/bare-express.ts), and Stoplight Prism's mock server on the same
 // bundled spec. Everything listens on 127.0.0.1 only.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signRequestHeaders } from "../../../src/signing/index.js";
 import { packageRoot } from "../../../src/util/package-root.js";
 
 export const CREDENTIALS = { appKey: "demo-app-key", appSecret: "demo-app-secret" } as const;
 
-export type TargetName = "sandbox" | "bare-express" | "prism";
+export type TargetName = "sandbox" | "sandbox-log" | "bare-express" | "prism";
 
 export type ServerName = TargetName | "stub";
 
@@ -149,24 +150,69 @@ export async function startSandboxProcess(extraArgs: string[] = [], nodeArgs: st
   return { name: "sandbox", origin, basePath: "/open-api/v1", pid: child.pid ?? 0, startMs, bannerMs, rssMiB: () => rssMiBOf(child.pid ?? 0), cpuSeconds: () => cpuSecondsOf(child.pid ?? 0), stop: stopper(child) };
 }
 
-/** Bare Express with the sandbox's handlers and no validation (servers/bare-express.ts, through tsx). */
-export async function startBareExpressProcess(): Promise<ServerProcess> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "bench", "servers", "bare-express.ts")], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-  const match = await waitForLine(child, /listening (http:\/\/\S+)/, 30_000, "bare Express");
-  const origin = match[1] ?? "";
-  const startMs = await firstSignedAnswer(`${origin}/open-api/v1/stores?merchantId=10001`, started);
-  return { name: "bare-express", origin, basePath: "/open-api/v1", pid: child.pid ?? 0, startMs, rssMiB: () => rssMiBOf(child.pid ?? 0), cpuSeconds: () => cpuSecondsOf(child.pid ?? 0), stop: stopper(child) };
+/** Polls a file until its text matches (the child writes its stdout there, as `mop sandbox > file` would). */
+async function waitForFileText(file: string, child: ChildProcess, pattern: RegExp, timeoutMs: number, what: string): Promise<RegExpExecArray> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const match = pattern.exec(readFileSync(file, "utf8"));
+    if (match) return match;
+    if (child.exitCode !== null) throw new Error(`${what} exited (${child.exitCode}) before it was ready: ${readFileSync(file, "utf8").slice(-1000)}`);
+    if (performance.now() > deadline) throw new Error(`${what} did not start within ${timeoutMs} ms: ${readFileSync(file, "utf8").slice(-500)}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
-/** A server answering a canned listStores envelope to everything (servers/stub.ts), for the client's own cost. */
-export async function startStubProcess(): Promise<ServerProcess> {
+/**
+ * `node bin/mop.js sandbox --port 0 > FILE`: the sandbox with its default request log on (one
+ * JSON line per request), its standard output a file as when a user redirects it. The file is
+ * removed when the process stops; its size is the log written.
+ */
+export async function startLoggingSandboxProcess(): Promise<ServerProcess & { logBytes(): number }> {
+  const dir = mkdtempSync(join(tmpdir(), "mop-bench-log-"));
+  const file = join(dir, "sandbox.log");
+  const fd = openSync(file, "w");
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "bench", "servers", "stub.ts")], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-  const match = await waitForLine(child, /listening (http:\/\/\S+)/, 30_000, "stub server");
+  const child = spawn(process.execPath, [cliPath(), "sandbox", "--port", "0", ...UNBOUNDED_QUOTAS], { cwd: root, stdio: ["ignore", fd, "pipe"] });
+  closeSync(fd);
+  child.stderr?.resume();
+  const match = await waitForFileText(file, child, /Signed interface\s+(http:\/\/\S+?)\/open-api\/v1\s/, 30_000, "mop sandbox (request log on)");
   const origin = match[1] ?? "";
-  return { name: "stub", origin, basePath: "/open-api/v1", pid: child.pid ?? 0, startMs: performance.now() - started, rssMiB: () => rssMiBOf(child.pid ?? 0), cpuSeconds: () => cpuSecondsOf(child.pid ?? 0), stop: stopper(child) };
+  const startMs = await firstSignedAnswer(`${origin}/open-api/v1/stores?merchantId=10001`, started);
+  const stop = stopper(child);
+  return {
+    name: "sandbox-log",
+    origin,
+    basePath: "/open-api/v1",
+    pid: child.pid ?? 0,
+    startMs,
+    rssMiB: () => rssMiBOf(child.pid ?? 0),
+    cpuSeconds: () => cpuSecondsOf(child.pid ?? 0),
+    logBytes: () => (existsSync(file) ? statSync(file).size : 0),
+    stop: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
+
+/**
+ * A server script of servers/ (through tsx) that prints "listening http://127.0.0.1:PORT" and
+ * serves the signed interface under /open-api/v1; ready once it answered a signed listStores.
+ */
+export async function startScriptProcess(name: ServerName, script: string, options: { waitForAnswer?: boolean; args?: string[] } = {}): Promise<ServerProcess> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "bench", "servers", script), ...(options.args ?? [])], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const match = await waitForLine(child, /listening (http:\/\/\S+)/, 30_000, script);
+  const origin = match[1] ?? "";
+  const startMs = options.waitForAnswer === false ? performance.now() - started : await firstSignedAnswer(`${origin}/open-api/v1/stores?merchantId=10001`, started);
+  return { name, origin, basePath: "/open-api/v1", pid: child.pid ?? 0, startMs, rssMiB: () => rssMiBOf(child.pid ?? 0), cpuSeconds: () => cpuSecondsOf(child.pid ?? 0), stop: stopper(child) };
+}
+
+/** Bare Express with the sandbox's handlers and no validation (servers/bare-express.ts). */
+export const startBareExpressProcess = (): Promise<ServerProcess> => startScriptProcess("bare-express", "bare-express.ts");
+
+/** A server answering a canned listStores envelope to everything (servers/stub.ts), for the client's own cost. */
+export const startStubProcess = (): Promise<ServerProcess> => startScriptProcess("stub", "stub.ts", { waitForAnswer: false });
 
 /** `prism mock -v silent generated/signed.openapi.json` (Stoplight Prism, static examples). */
 export async function startPrismProcess(): Promise<ServerProcess> {
@@ -185,8 +231,29 @@ export async function startPrismProcess(): Promise<ServerProcess> {
   return { name: "prism", origin, basePath: "", pid: child.pid ?? 0, startMs, rssMiB: () => rssMiBOf(child.pid ?? 0), cpuSeconds: () => cpuSecondsOf(child.pid ?? 0), stop: stopper(child) };
 }
 
+export interface Target {
+  /** How tables name it. */
+  label: string;
+  start(): Promise<ServerProcess>;
+}
+
+/**
+ * The throughput benchmark's targets, in the order they are started; each is measured in every
+ * round. Adding one (e.g. the server kit with a handler answering a constant) takes a script in
+ * servers/ that prints "listening http://127.0.0.1:PORT" (as bare-express.ts does), an entry
+ * here (`kit: { label: "server kit", start: () => startScriptProcess("kit", "kit-constant.ts", { args: ["kit"] }) }`,
+ * the name added to TargetName; its constant-handler baseline likewise with args ["bare"]), and its goal in GOALS in ../index.ts
+ * (`{ target: "kit", versus: "bare-express", atLeast: 0.75, … }`).
+ */
+export const TARGETS: Partial<Record<TargetName, Target>> = {
+  sandbox: { label: "sandbox", start: () => startSandboxProcess() },
+  "sandbox-log": { label: "sandbox + request log", start: () => startLoggingSandboxProcess() },
+  "bare-express": { label: "bare Express", start: () => startBareExpressProcess() },
+  prism: { label: "Prism", start: () => startPrismProcess() },
+};
+
 export function startTarget(name: TargetName): Promise<ServerProcess> {
-  if (name === "sandbox") return startSandboxProcess();
-  if (name === "bare-express") return startBareExpressProcess();
-  return startPrismProcess();
+  const target = TARGETS[name];
+  if (!target) throw new Error(`no benchmark target ${name}`);
+  return target.start();
 }

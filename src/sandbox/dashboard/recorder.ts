@@ -27,19 +27,29 @@ export interface RequestRecorder {
   clear(): void;
 }
 
-/** The latest `capacity` requests; the dashboard's own requests are not recorded (it polls). */
+/** What is kept per request: the sandbox clock's reading, formatted only when the dashboard asks. */
+type Kept = Omit<RecordedRequest, "time"> & { atMs: number };
+
+/**
+ * The latest `capacity` requests in a ring (no array copied per request); the dashboard's own
+ * requests are not recorded (it polls).
+ */
 export function createRequestRecorder(clock: SandboxClock, capacity = 100): RequestRecorder {
-  let records: RecordedRequest[] = [];
+  let ring: (Kept | undefined)[] = new Array<Kept | undefined>(capacity);
+  let next = 0;
+  let count = 0;
   return {
-    middleware(req, res, next) {
-      const path = req.originalUrl.split("?")[0] ?? req.path;
-      if (path.startsWith("/sandbox/ui")) return next();
+    middleware(req, res, next_) {
+      const url = req.originalUrl;
+      const query = url.indexOf("?");
+      const path = query === -1 ? url : url.slice(0, query);
+      if (path.startsWith("/sandbox/ui")) return next_();
       const started = performance.now();
-      const time = formatPlatformTime(clock.now());
-      res.on("finish", () => {
+      const atMs = clock.now();
+      res.once("finish", () => {
         const operationId = (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-        records.push({
-          time,
+        ring[next] = {
+          atMs,
           method: req.method,
           path,
           operationId: operationId ?? (res.locals.operationId as string | undefined) ?? null,
@@ -47,14 +57,26 @@ export function createRequestRecorder(clock: SandboxClock, capacity = 100): Requ
           code: (requestState(res).envelopeCode as number | undefined) ?? null,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
           signature: (res.locals.signatureRefusal as SignatureRefusal | undefined) ?? null,
-        });
-        if (records.length > capacity) records = records.slice(-capacity);
+        };
+        next = (next + 1) % capacity;
+        count = Math.min(count + 1, capacity);
       });
-      next();
+      next_();
     },
-    list: () => [...records].reverse(),
+    list() {
+      const newestFirst: RecordedRequest[] = [];
+      for (let i = 1; i <= count; i++) {
+        const kept = ring[(next - i + capacity) % capacity];
+        if (!kept) continue;
+        const { atMs, ...rest } = kept;
+        newestFirst.push({ time: formatPlatformTime(atMs), ...rest });
+      }
+      return newestFirst;
+    },
     clear() {
-      records = [];
+      ring = new Array<Kept | undefined>(capacity);
+      next = 0;
+      count = 0;
     },
   };
 }
