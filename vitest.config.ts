@@ -40,6 +40,8 @@ export const FILE_PROJECTS: Record<string, ProjectName> = {
   "test/client/redirects-and-limits.test.ts": "http",
   "test/client/signing.test.ts": "http",
   "test/signing/redis-nonce-store.test.ts": "http",
+  // Mocks a module away: run where every file has its own module graph.
+  "test/signing/redis-peer-missing.test.ts": "http",
   // Tools we did not write, or our scripts run as commands.
   "test/contract/code-samples.test.ts": "packaging",
   "test/contract/spectral.test.ts": "packaging",

@@ -10,6 +10,8 @@
 //   conformance  OptionsError, ConnectionError (and CheckFailure, CheckSkipped inside a run)
 //   proxy        ProxyConfigError
 //   cli          UsageError, MissingPeerError
+//   any part     PeerDependencyMissingError: an optional peer (ioredis, express, ...) is not
+//                installed (the CLI's MissingPeerError is one, naming the command too)
 //
 // The two JSON errors keep the built-in class JSON.parse and JSON.stringify throw for the same
 // input, so callers that treat a SyntaxError as unreadable JSON keep working. JavaScript has
@@ -37,6 +39,20 @@ export class MerchantOpenPlatformError extends Error {
 }
 
 Object.defineProperty(MerchantOpenPlatformError.prototype, PLATFORM_ERROR, { value: true });
+
+/** A feature needs an optional peer dependency (ioredis, express, ...) that is not installed; `peer` names it. */
+export class PeerDependencyMissingError extends MerchantOpenPlatformError {
+  override readonly name: string = "PeerDependencyMissingError";
+
+  constructor(
+    /** The package to install, e.g. "ioredis". */
+    readonly peer: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
 
 /** Marks an error class that must extend a built-in one (SyntaxError, ...) as one of the package's errors. */
 export function markAsPlatformError(errorClass: abstract new (...args: never[]) => Error): void {

@@ -1,5 +1,5 @@
 // The errors of `mop`: main() answers both, so no command handles its own usage problems.
-import { MerchantOpenPlatformError } from "../errors.js";
+import { MerchantOpenPlatformError, PeerDependencyMissingError } from "../errors.js";
 
 /**
  * A command was given arguments it cannot use. main() prints "mop <command>: <message>" and
@@ -17,16 +17,16 @@ export class UsageError extends MerchantOpenPlatformError {
 }
 
 /** A command needs an optional peer dependency (express, ...) that is not installed. main() exits 1. */
-export class MissingPeerError extends MerchantOpenPlatformError {
+export class MissingPeerError extends PeerDependencyMissingError {
   override readonly name = "MissingPeerError";
 
   constructor(
     /** The command that needs it, e.g. "sandbox". */
     readonly command: string,
     /** The package that is missing, e.g. "express". */
-    readonly peer: string,
+    peer: string,
     options?: { cause?: unknown },
   ) {
-    super(`mop ${command}: needs the package "${peer}", which is not installed`, options);
+    super(peer, `mop ${command}: needs the package "${peer}", which is not installed`, options);
   }
 }

@@ -1,7 +1,7 @@
 // The signing part of the contract: pure functions to build and check the four signature
 // headers of the signed open interface (source "Authentication", DESIGN item 6). No HTTP here;
 // the client, the sandbox and the callback helpers build on these.
-export { MerchantOpenPlatformError } from "../errors.js";
+export { MerchantOpenPlatformError, PeerDependencyMissingError } from "../errors.js";
 export { NonceStoreUnavailableError, SigningInputError } from "./errors.js";
 export {
   DEFAULT_WINDOW_SECONDS,

@@ -6,6 +6,7 @@
 // check refuses the request (100006), because accepting it could accept a replay. ioredis is an
 // optional peer dependency, loaded only when a Redis store is created.
 import type { Redis, RedisOptions } from "ioredis";
+import { PeerDependencyMissingError } from "../errors.js";
 import { NonceStoreUnavailableError, SigningInputError } from "./errors.js";
 import type { NonceStore, NonceUse } from "./nonce-store.js";
 
@@ -62,7 +63,7 @@ export async function createRedisNonceStore(options: RedisNonceStoreOptions): Pr
     ({ Redis: RedisClient } = await import("ioredis"));
   } catch (error) {
     // An optional peer dependency: users of the memory store never install it.
-    throw new SigningInputError("url", `a Redis nonce store needs the ioredis package: npm install ioredis@6 (${(error as Error).message})`);
+    throw new PeerDependencyMissingError("ioredis", `a Redis nonce store needs the ioredis package: npm install ioredis@6 (${(error as Error).message})`, { cause: error });
   }
   const settings: RedisOptions = {
     // Fail fast instead of queueing commands while disconnected: a queued check would hold the

@@ -24,7 +24,7 @@ const SAMPLES: Record<string, (Class: new (...args: never[]) => Error) => Error>
   MissingPeerError: (C) => new (C as unknown as new (c: string, p: string) => Error)("sandbox", "express"),
 };
 /** Classes whose constructor takes (field, message). */
-const FIELD_FIRST = new Set(["ClientConfigError", "SigningInputError", "CallbackConfigError", "SandboxConfigError", "ProxyConfigError", "ServerConfigError"]);
+const FIELD_FIRST = new Set(["ClientConfigError", "SigningInputError", "CallbackConfigError", "SandboxConfigError", "ProxyConfigError", "ServerConfigError", "PeerDependencyMissingError"]);
 
 function construct(name: string, Class: new (...args: never[]) => Error): Error {
   const sample = SAMPLES[name];
