@@ -1,3 +1,5 @@
+import fc from "fast-check";
+import { isInteger, parse as parseExact } from "lossless-json";
 import { describe, expect, it } from "vitest";
 import { JsonStructureError, MAX_JSON_DEPTH, parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../../src/json/index.js";
 
@@ -79,5 +81,33 @@ describe("withBigIntsAsNumbers", () => {
     const value = { id: 9007199254740993n, nested: [{ id: 1n }] };
     expect(withBigIntsAsNumbers(value)).toEqual({ id: 9007199254740992, nested: [{ id: 1 }] });
     expect(value.id).toBe(9007199254740993n);
+  });
+});
+
+describe("parseJsonLossless, fast path and exact path alike", () => {
+  // Text without a 16-digit run goes through JSON.parse, the rest through lossless-json after
+  // the structure checks: either way the result is lossless-json's exact parse.
+  const reference = (text: string): unknown =>
+    parseExact(text, null, { parseNumber: (token: string) => (isInteger(token) && !Number.isSafeInteger(Number(token)) ? BigInt(token) : Number(token)) });
+  const leaf = fc.oneof(
+    fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+    fc.bigInt({ min: 2n ** 53n - 3n, max: 2n ** 53n + 3n }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.string({ maxLength: 8 }),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  const tree = fc.letrec<{ node: unknown }>((tie) => ({
+    node: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("node"), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 6 }), tie("node"), { maxKeys: 4 })),
+  })).node;
+
+  it("gives lossless-json's exact result for any value with ids around and beyond 2^53", () => {
+    fc.assert(
+      fc.property(tree, (value) => {
+        const text = stringifyJson(value) as string;
+        expect(parseJsonLossless(text)).toEqual(reference(text));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
