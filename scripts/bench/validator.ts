@@ -31,7 +31,7 @@ import { createSpecValidator as createAssembly } from "../../src/server/validato
 import { packageRoot } from "../../src/util/package-root.js";
 import { frameTimes, type FrameTimes } from "./lib/cpu-profile.js";
 import { runLoad, signedRequest, type LoadRequest } from "./lib/load.js";
-import { cpuSecondsOf, firstSignedAnswer, startBareExpressProcess, startPrismProcess } from "./lib/processes.js";
+import { cpuSecondsOf, firstSignedAnswer, startBareExpressProcess, startPrismProcess, waitForLine } from "./lib/processes.js";
 import { machine, median, table, writeResults, type Cell } from "./lib/report.js";
 import { createSpecValidator as createPublic } from "./servers/public-validator.js";
 
@@ -77,32 +77,10 @@ interface Target {
   stop(): Promise<void>;
 }
 
-function waitForBanner(child: ChildProcess, what: string): Promise<{ origin: string; ms: number }> {
+async function waitForBanner(child: ChildProcess, what: string): Promise<{ origin: string; ms: number }> {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    let text = "";
-    const timer = setTimeout(() => fail(new Error(`${what} did not start within 60 s: ${text.slice(-500)}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString("utf8");
-      const found = /Signed interface\s+(http:\/\/\S+?)\/open-api\/v1\s/.exec(text);
-      if (found) finish(() => resolve({ origin: found[1] as string, ms: performance.now() - started }));
-    };
-    const onErr = (chunk: Buffer) => void (text += chunk.toString("utf8"));
-    const onExit = (code: number | null) => fail(new Error(`${what} exited (${code}): ${text.slice(-1000)}`));
-    const fail = (error: Error) => finish(() => reject(error));
-    function finish(then: () => void) {
-      clearTimeout(timer);
-      child.stdout?.off("data", onData);
-      child.stderr?.off("data", onErr);
-      child.off("exit", onExit);
-      child.stdout?.resume();
-      child.stderr?.resume();
-      then();
-    }
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onErr);
-    child.once("exit", onExit);
-  });
+  const found = await waitForLine(child, /Signed interface\s+(http:\/\/\S+?)\/open-api\/v1\s/, 60_000, what);
+  return { origin: found[1] as string, ms: performance.now() - started };
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -28,8 +28,9 @@ export function parseRequestTarget(raw: string): RequestTarget | undefined {
   };
 }
 
-export type { Dialect as Variant } from "../contract/index.js";
-import type { Dialect as Variant } from "../contract/index.js";
+import type { Dialect } from "../contract/index.js";
+
+export type Variant = Dialect;
 
 const BASES: readonly { prefix: string; variant: Variant }[] = [
   { prefix: "/open-api/v1", variant: "signed" },

@@ -80,7 +80,7 @@ function stopper(child: ChildProcess): () => Promise<void> {
 }
 
 /** Waits until a line of the child's stdout matches; answers the match. */
-function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number, what: string): Promise<RegExpExecArray> {
+export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number, what: string): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let buffered = "";
     let stderr = "";

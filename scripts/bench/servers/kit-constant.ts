@@ -5,19 +5,11 @@
 // listens and serves the signed interface under /open-api/v1 (only listStores).
 import express, { type Request, type Response } from "express";
 import { createMemoryNonceStore, createSignedRouter, type HandlerOutput } from "../../../src/server/index.js";
+import { STORE_PAGE } from "./store-page.js";
 
 const mode = process.argv[2] === "bare" ? "bare" : "kit";
 
-const STORES: HandlerOutput<"listStores"> = {
-  list: [
-    { id: 20001, merchantId: 10001, name: "Jade Garden People's Square", address: "88 Nanjing Road, Huangpu, Shanghai", phone: "021-63210001", latitude: 31.2345, longitude: 121.4737, status: 0 },
-    { id: 20002, merchantId: 10001, name: "Jade Garden Xujiahui", address: "1 Hongqiao Road, Xuhui, Shanghai", phone: "021-64260002", latitude: 31.1955, longitude: 121.4368, status: 1 },
-  ],
-  total: 2,
-  pageNo: 1,
-  pageSize: 10,
-};
-const listStores = (): HandlerOutput<"listStores"> => STORES;
+const listStores = (): HandlerOutput<"listStores"> => STORE_PAGE;
 
 const app = express();
 app.disable("x-powered-by");

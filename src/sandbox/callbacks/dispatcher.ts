@@ -24,8 +24,9 @@ export const DEFAULT_CALLBACK_SCHEDULE_MS: readonly number[] = [
   30 * MINUTE, 60 * MINUTE, 3 * HOUR, 3 * HOUR, 3 * HOUR, 6 * HOUR, 6 * HOUR,
 ];
 
-export type { CallbackEventType } from "../../callbacks/index.js";
 import type { CallbackEventType } from "../../callbacks/index.js";
+
+export type { CallbackEventType };
 
 /** Errors of a payload (bigints as Numbers) against its webhook's schema in the signed spec. */
 function payloadProblems(type: CallbackEventType, payload: unknown): string[] {
