@@ -3,7 +3,7 @@
 // per-caller rate limit of both.
 import type { NextFunction, Request, Response } from "express";
 import { SIGNATURE_WINDOW_SECONDS } from "../contract/index.js";
-import { verifySignedRequest, type NonceStore, type RequestHeaders, type SignatureFailure } from "../signing/index.js";
+import { precheckSignedRequest, verifySignedRequest, type NonceStore, type RequestHeaders, type SignatureFailure } from "../signing/index.js";
 import { announcesBody } from "./body.js";
 import { keyedError, signedError } from "./errors.js";
 import type { ServerLogger } from "./logger.js";
@@ -72,33 +72,27 @@ function signatureHeaders(req: Request): RequestHeaders {
   return { "x-app-key": headers["x-app-key"], "x-timestamp": headers["x-timestamp"], "x-nonce": headers["x-nonce"], "x-sign": headers["x-sign"] };
 }
 
-// The nonce is recorded by the full check only; the pre-check must never burn it.
-const NO_NONCE_STORE: NonceStore = { useOnce: () => "fresh" };
-
 async function secretsOf(options: SignatureCheckOptions, appKey: string): Promise<readonly string[] | undefined> {
   return (await options.apps(appKey))?.appSecrets;
 }
 
 /**
  * Before the body is read: the signature headers' presence and format, the app key and the
- * timestamp window, so an unsigned or stale request costs no body buffering. It is the same
- * check (verifySignedRequest, one implementation of the rules and messages) over an empty body:
- * every failure up to the signature itself is final; a signature mismatch only means the body,
- * not yet read, is still to be checked by verifySignature.
+ * timestamp window, so an unsigned or stale request costs no body buffering. It is the first
+ * half of the same check (precheckSignedRequest: no HMAC, no nonce recorded), and its failures
+ * are final; verifySignature checks the signature over the body once it is read.
  */
 export function precheckSignature(options: SignatureCheckOptions) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     // Without a body there is nothing to buffer: the full check, right after, says it all.
     if (!announcesBody(req)) return next();
-    const result = await verifySignedRequest({
+    const result = await precheckSignedRequest({
       headers: signatureHeaders(req),
-      body: "",
       secretsFor: (appKey) => secretsOf(options, appKey),
       now: options.now,
-      nonceStore: NO_NONCE_STORE,
       windowSeconds: SIGNATURE_WINDOW_SECONDS,
     });
-    if (result.ok || result.name === "SIGNATURE_MISMATCH") return next();
+    if (result.ok) return next();
     if (result.cause !== undefined) options.logger.error("Signature check failed internally.", { error: result.cause });
     next(signedError(result.name, result.message));
   };

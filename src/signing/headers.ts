@@ -28,3 +28,30 @@ export function readHeader(headers: unknown, name: string): string | undefined {
   }
   return values.length === 0 ? undefined : values.join(", ");
 }
+
+const SIGNATURE_KEYS = ["x-app-key", "x-timestamp", "x-nonce", "x-sign"] as const;
+
+/**
+ * X-App-Key, X-Timestamp, X-Nonce and X-Sign, each as readHeader reads it, in one pass over the
+ * headers (a server checks every request: four passes would walk every header four times).
+ */
+export function readSignatureHeaders(headers: unknown): [string | undefined, string | undefined, string | undefined, string | undefined] {
+  if (typeof headers !== "object" || headers === null) return [undefined, undefined, undefined, undefined];
+  if (typeof Headers !== "undefined" && headers instanceof Headers) {
+    return [headers.get("x-app-key") ?? undefined, headers.get("x-timestamp") ?? undefined, headers.get("x-nonce") ?? undefined, headers.get("x-sign") ?? undefined];
+  }
+  const found: (string[] | undefined)[] = [undefined, undefined, undefined, undefined];
+  for (const key in headers) {
+    if (!Object.hasOwn(headers, key) || key.length < 6 || key.length > 11) continue;
+    const at = (SIGNATURE_KEYS as readonly string[]).indexOf(key.toLowerCase());
+    if (at < 0) continue;
+    const value = (headers as Record<string, unknown>)[key];
+    const values = (found[at] ??= []);
+    if (typeof value === "string") values.push(value);
+    else if (Array.isArray(value)) {
+      for (const item of value as unknown[]) if (typeof item === "string") values.push(item);
+    }
+  }
+  const joined = (values: string[] | undefined) => (values === undefined || values.length === 0 ? undefined : values.join(", "));
+  return [joined(found[0]), joined(found[1]), joined(found[2]), joined(found[3])];
+}

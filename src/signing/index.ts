@@ -37,10 +37,13 @@ export {
 } from "./nonce-store.js";
 export { createRedisNonceStore, redactUrl, type RedisNonceStore, type RedisNonceStoreOptions } from "./redis-nonce-store.js";
 export {
+  precheckSignedRequest,
   verifySignedRequest,
+  type PrecheckSignedRequestInput,
   type SecretsLookup,
   type SignatureFailure,
   type SignatureFailureName,
+  type SignaturePrecheck,
   type SignatureSuccess,
   type SignatureVerification,
   type VerifySignedRequestInput,

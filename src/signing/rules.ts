@@ -10,6 +10,9 @@ export const SIGNATURE_HEADERS = {
   sign: "X-Sign",
 } as const;
 
+/** The four, in the order of the string to sign (the signature last). */
+export const SIGNATURE_HEADER_NAMES = [SIGNATURE_HEADERS.appKey, SIGNATURE_HEADERS.timestamp, SIGNATURE_HEADERS.nonce, SIGNATURE_HEADERS.sign] as const;
+
 /** One of "X-App-Key", "X-Timestamp", "X-Nonce", "X-Sign". */
 export type SignatureHeaderName = (typeof SIGNATURE_HEADERS)[keyof typeof SIGNATURE_HEADERS];
 

@@ -7,13 +7,13 @@
 // the caller turns into the error envelope.
 import { timingSafeEqual } from "node:crypto";
 import { SignedErrors } from "../../generated/error-codes.js";
-import { readHeader, type RequestHeaders } from "./headers.js";
+import { readSignatureHeaders, type RequestHeaders } from "./headers.js";
 import { createMemoryNonceStore, type NonceStore } from "./nonce-store.js";
 import {
   DEFAULT_WINDOW_SECONDS,
   nonceProblem,
   quoteForMessage,
-  SIGNATURE_HEADERS,
+  SIGNATURE_HEADER_NAMES,
   signProblem,
   timestampProblem,
 } from "./rules.js";
@@ -99,6 +99,108 @@ function isSigningBody(body: unknown): body is SigningBody {
   return body === undefined || typeof body === "string" || body instanceof Uint8Array;
 }
 
+/** What `precheckSignedRequest` checks: everything of `verifySignedRequest` but the body and the nonce store. */
+export type PrecheckSignedRequestInput = Omit<VerifySignedRequestInput, "body" | "nonceStore">;
+
+/** A request whose headers, app key and timestamp pass: what the signature is still to be checked against. */
+export interface SignaturePrecheck {
+  ok: true;
+  appKey: string;
+  /** X-Timestamp in Unix seconds. */
+  timestamp: number;
+  nonce: string;
+}
+
+/** The facts of a passed precheck that the full check goes on with. */
+interface Prechecked extends SignaturePrecheck {
+  timestampText: string;
+  signText: string;
+  secrets: string[];
+  nowMs: number;
+  windowSeconds: number;
+}
+
+async function precheck(input: unknown): Promise<Prechecked | SignatureFailure> {
+  // Mistakes of the integrating server come first: they would otherwise show up as a
+  // confusing signature mismatch on every request.
+  const { headers, secretsFor, now = Date.now, windowSeconds = DEFAULT_WINDOW_SECONDS } = (typeof input === "object" && input !== null ? input : {}) as Partial<VerifySignedRequestInput>;
+  if (typeof secretsFor !== "function") return fail("INTERNAL_ERROR", "The server has no secret lookup (secretsFor) configured.");
+  if (!Number.isFinite(windowSeconds) || windowSeconds < 0) {
+    return fail("INTERNAL_ERROR", `The server's signature window is misconfigured (${String(windowSeconds)}).`);
+  }
+  let nowMs: number;
+  try {
+    nowMs = now();
+  } catch (error) {
+    return fail("INTERNAL_ERROR", "The server's clock failed.", error);
+  }
+  if (typeof nowMs !== "number" || !Number.isFinite(nowMs)) return fail("INTERNAL_ERROR", "The server's clock gave no time.");
+
+  // 1. All four headers present and non-empty.
+  const values = readSignatureHeaders(headers);
+  const missing = SIGNATURE_HEADER_NAMES.filter((_, i) => (values[i] ?? "").trim() === "");
+  if (missing.length > 0) {
+    const which = missing.length === 1 ? `header ${missing[0]} is` : `headers ${missing.join(", ")} are`;
+    return fail("SIGNATURE_HEADER_MISSING", `Signature ${which} missing or empty; every signed request carries X-App-Key, X-Timestamp, X-Nonce and X-Sign.`);
+  }
+  const [appKey, timestampText, nonce, signText] = values as [string, string, string, string];
+
+  // 2-4. Formats, before anything costs a lookup or an HMAC.
+  const timestampIssue = timestampProblem(timestampText);
+  if (timestampIssue) return fail("TIMESTAMP_MALFORMED", timestampIssue);
+  const nonceIssue = nonceProblem(nonce);
+  if (nonceIssue) return fail("NONCE_MALFORMED", nonceIssue);
+  const signIssue = signProblem(signText);
+  if (signIssue) return fail("SIGNATURE_MALFORMED", signIssue);
+
+  // 5. The app and its currently valid secrets.
+  let found: unknown;
+  try {
+    found = await secretsFor(appKey);
+  } catch (error) {
+    return fail("INTERNAL_ERROR", "The server could not look up the app key.", error);
+  }
+  if (found !== undefined && !Array.isArray(found)) {
+    return fail("INTERNAL_ERROR", "The server's secret lookup returned something other than a list of secrets.");
+  }
+  const secrets = (found ?? []) as unknown[];
+  if (!secrets.some((secret) => typeof secret === "string" && secret !== "")) {
+    return fail("APP_KEY_UNKNOWN", `X-App-Key ${quoteForMessage(appKey)} is not a known application, or the application is disabled.`);
+  }
+
+  // 6. Freshness, both directions, in whole seconds as the timestamp is.
+  const timestamp = Number(timestampText);
+  const serverSeconds = Math.floor(nowMs / 1000);
+  const skew = timestamp - serverSeconds;
+  if (Math.abs(skew) > windowSeconds) {
+    const direction = skew > 0 ? "ahead of" : "behind";
+    return fail(
+      "TIMESTAMP_OUT_OF_WINDOW",
+      `X-Timestamp ${timestampText} is ${Math.abs(skew)} s ${direction} the server's clock (${serverSeconds}); ` +
+        `the allowed difference is ${windowSeconds} s either way. Check the client's clock and sign each request when it is sent.`,
+    );
+  }
+  return { ok: true, appKey, timestamp, nonce, timestampText, signText, secrets: secrets as string[], nowMs, windowSeconds };
+}
+
+/**
+ * The part of the server-side check that needs no body: the four headers' presence and formats,
+ * the app key and the timestamp window, in the order and with the answers of
+ * `verifySignedRequest`. A server runs it before reading the body, so an unsigned or stale
+ * request costs no buffering; it computes no HMAC and records no nonce, so passing it proves
+ * nothing about the sender: `verifySignedRequest` over the raw body must follow. Never throws.
+ *
+ * @example
+ * ```ts
+ * const early = await precheckSignedRequest({ headers: req.headers, secretsFor });
+ * if (!early.ok) return refuse(early); // before a byte of the body is read
+ * ```
+ */
+export async function precheckSignedRequest(input: PrecheckSignedRequestInput): Promise<SignaturePrecheck | SignatureFailure> {
+  const result = await precheck(input);
+  return result.ok ? { ok: true, appKey: result.appKey, timestamp: result.timestamp, nonce: result.nonce } : result;
+}
+
 /**
  * The server side: checks a request's four signature headers (presence, formats, app key,
  * timestamp window, signature, then the nonce) against the raw body. Never throws; answers
@@ -116,77 +218,16 @@ function isSigningBody(body: unknown): body is SigningBody {
  * ```
  */
 export async function verifySignedRequest(input: VerifySignedRequestInput): Promise<SignatureVerification> {
-  // Mistakes of the integrating server come first: they would otherwise show up as a
-  // confusing signature mismatch on every request.
-  const {
-    headers,
-    body,
-    secretsFor,
-    now = Date.now,
-    nonceStore = defaultNonceStore(),
-    windowSeconds = DEFAULT_WINDOW_SECONDS,
-  } = (typeof input === "object" && input !== null ? input : {}) as Partial<VerifySignedRequestInput>;
+  const body = (typeof input === "object" && input !== null ? input.body : undefined) as unknown;
   if (!isSigningBody(body)) {
     return fail("INTERNAL_ERROR", "The server passed a parsed body to the signature check; it needs the raw body bytes as received.");
   }
-  if (typeof secretsFor !== "function") return fail("INTERNAL_ERROR", "The server has no secret lookup (secretsFor) configured.");
-  if (!Number.isFinite(windowSeconds) || windowSeconds < 0) {
-    return fail("INTERNAL_ERROR", `The server's signature window is misconfigured (${String(windowSeconds)}).`);
-  }
-  let nowMs: number;
-  try {
-    nowMs = now();
-  } catch (error) {
-    return fail("INTERNAL_ERROR", "The server's clock failed.", error);
-  }
-  if (typeof nowMs !== "number" || !Number.isFinite(nowMs)) return fail("INTERNAL_ERROR", "The server's clock gave no time.");
-
-  // 1. All four headers present and non-empty.
-  const names = [SIGNATURE_HEADERS.appKey, SIGNATURE_HEADERS.timestamp, SIGNATURE_HEADERS.nonce, SIGNATURE_HEADERS.sign];
-  const values = names.map((name) => readHeader(headers, name));
-  const missing = names.filter((_, i) => (values[i] ?? "").trim() === "");
-  if (missing.length > 0) {
-    const which = missing.length === 1 ? `header ${missing[0]} is` : `headers ${missing.join(", ")} are`;
-    return fail("SIGNATURE_HEADER_MISSING", `Signature ${which} missing or empty; every signed request carries X-App-Key, X-Timestamp, X-Nonce and X-Sign.`);
-  }
-  const [appKey, timestampText, nonce, signText] = values as [string, string, string, string];
-
-  // 2-4. Formats, before anything costs a lookup or an HMAC.
-  const timestampIssue = timestampProblem(timestampText);
-  if (timestampIssue) return fail("TIMESTAMP_MALFORMED", timestampIssue);
-  const nonceIssue = nonceProblem(nonce);
-  if (nonceIssue) return fail("NONCE_MALFORMED", nonceIssue);
-  const signIssue = signProblem(signText);
-  if (signIssue) return fail("SIGNATURE_MALFORMED", signIssue);
-
-  // 5. The app and its currently valid secrets.
-  let secrets: unknown;
-  try {
-    secrets = await secretsFor(appKey);
-  } catch (error) {
-    return fail("INTERNAL_ERROR", "The server could not look up the app key.", error);
-  }
-  if (secrets !== undefined && !Array.isArray(secrets)) {
-    return fail("INTERNAL_ERROR", "The server's secret lookup returned something other than a list of secrets.");
-  }
-  const usable = (secrets ?? []).map((secret, index) => ({ secret: secret as unknown, index }))
+  const checked = await precheck(input);
+  if (!checked.ok) return checked;
+  const { appKey, timestamp, timestampText, nonce, signText, nowMs, windowSeconds } = checked;
+  const nonceStore = input.nonceStore ?? defaultNonceStore();
+  const usable = checked.secrets.map((secret, index) => ({ secret: secret as unknown, index }))
     .filter((entry): entry is { secret: string; index: number } => typeof entry.secret === "string" && entry.secret !== "");
-  if (usable.length === 0) {
-    return fail("APP_KEY_UNKNOWN", `X-App-Key ${quoteForMessage(appKey)} is not a known application, or the application is disabled.`);
-  }
-
-  // 6. Freshness, both directions, in whole seconds as the timestamp is.
-  const timestamp = Number(timestampText);
-  const serverSeconds = Math.floor(nowMs / 1000);
-  const skew = timestamp - serverSeconds;
-  if (Math.abs(skew) > windowSeconds) {
-    const direction = skew > 0 ? "ahead of" : "behind";
-    return fail(
-      "TIMESTAMP_OUT_OF_WINDOW",
-      `X-Timestamp ${timestampText} is ${Math.abs(skew)} s ${direction} the server's clock (${serverSeconds}); ` +
-        `the allowed difference is ${windowSeconds} s either way. Check the client's clock and sign each request when it is sent.`,
-    );
-  }
 
   // 7. The signature, in constant time, against the valid secrets in turn (rotation). It stops
   //    at the first that matches: only a correctly signed request stops early, and its sender

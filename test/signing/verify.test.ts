@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
 import {
   createMemoryNonceStore,
+  precheckSignedRequest,
+  readHeader,
   sign,
   signRequestHeaders,
   verifySignedRequest,
@@ -10,6 +12,7 @@ import {
   type SigningBody,
   type VerifySignedRequestInput,
 } from "../../src/signing/index.js";
+import { readSignatureHeaders } from "../../src/signing/headers.js";
 
 const appKey = "demo-app-key";
 const appSecret = "demo-app-secret-0123456789";
@@ -124,6 +127,58 @@ describe("check order: the first failing check decides", () => {
   ])("%s", async (_name, { given, want }) => {
     const result = await verify({ headers: headers(given) });
     expect(result.ok === false && result.code).toBe(want);
+  });
+});
+
+describe("precheckSignedRequest: the checks that need no body", () => {
+  const precheck = (given: Record<string, string | string[] | undefined>, now = nowAt(T)) => precheckSignedRequest({ headers: headers(given), secretsFor, now });
+
+  it("passes a request whose signature is wrong, computing no HMAC: the body is still to be read", async () => {
+    expect(await precheck({ "x-sign": sign({ appKey, appSecret: otherSecret, timestamp: T, nonce: "nonce-00000001", body }) })).toEqual({ ok: true, appKey, timestamp: T, nonce: "nonce-00000001" });
+  });
+
+  it.each<[string, Record<string, string | string[] | undefined>]>([
+    ["a missing header", { "x-nonce": undefined }],
+    ["a millisecond timestamp", { "x-timestamp": "1718870400123" }],
+    ["a malformed nonce", { "x-nonce": "bad" }],
+    ["a hexadecimal signature", { "x-sign": hexSign }],
+    ["a repeated X-Sign", { "x-sign": [goodSign, goodSign] }],
+    ["an unknown app key", { "x-app-key": "nobody" }],
+    ["a disabled app", { "x-app-key": "disabled-app" }],
+    ["a stale timestamp", { "x-timestamp": String(T - 301) }],
+  ])("refuses %s exactly as verifySignedRequest does", async (_name, given) => {
+    const early = await precheck(given);
+    expect(early.ok).toBe(false);
+    expect(early).toEqual(await verify({ headers: headers(given) }));
+  });
+
+  it("records no nonce: the same request then verifies", async () => {
+    const nonceStore = createMemoryNonceStore();
+    expect(await precheck({})).toMatchObject({ ok: true });
+    expect(nonceStore.size).toBe(0);
+    expect(await verify({ nonceStore })).toMatchObject({ ok: true });
+  });
+
+  it("reports a broken secret lookup as INTERNAL_ERROR, never a throw", async () => {
+    const result = await precheckSignedRequest({ headers: headers(), secretsFor: () => { throw new Error("database down"); }, now: nowAt(T) });
+    expect(result).toMatchObject({ ok: false, name: "INTERNAL_ERROR", cause: new Error("database down") });
+  });
+});
+
+describe("the four headers are read in one pass, as readHeader reads each", () => {
+  it.each<[string, Record<string, unknown>]>([
+    ["Node's lower-case names", headers()],
+    ["mixed case, one name twice in different cases", { "X-App-Key": appKey, "x-app-key": "second", "X-TIMESTAMP": String(T), "x-Nonce": ["a", "b"], "X-Sign": goodSign }],
+    ["arrays, empty arrays and non-strings", { "x-app-key": [appKey, 7], "x-timestamp": [], "x-nonce": 12345678, "x-sign": undefined, host: "example.com" }],
+    ["none of them", { host: "example.com", "x-app-keys": "not this one" }],
+  ])("%s", (_name, given) => {
+    const oneByOne = ["X-App-Key", "X-Timestamp", "X-Nonce", "X-Sign"].map((name) => readHeader(given, name));
+    expect(readSignatureHeaders(given)).toEqual(oneByOne);
+  });
+
+  it("from a fetch Headers object too", () => {
+    const given = new Headers({ "X-App-Key": appKey, "X-Timestamp": String(T), "X-Sign": goodSign });
+    expect(readSignatureHeaders(given)).toEqual([appKey, String(T), undefined, goodSign]);
   });
 });
 
