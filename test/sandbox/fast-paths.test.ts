@@ -224,12 +224,32 @@ describe("the assembly answers as express-openapi-validator's public middleware 
     ["an unknown body property", { method: "POST", path: "/open-api/v1/orders", body: JSON.stringify({ ...order, surprise: true }) }],
     ["no body at all", { method: "POST", path: "/open-api/v1/orders" }],
     ["a body that is not JSON", { method: "POST", path: "/open-api/v1/orders", body: "merchantId=1", contentType: "text/plain" }],
+    // The request step's own path (plain query strings) and what it leaves to EOV's whole path.
+    ["an empty query value", { method: "GET", path: "/open-api/v1/stores?merchantId=&pageNo=1" }],
+    ["a query parameter given twice", { method: "GET", path: "/open-api/v1/stores?pageNo=1&pageNo=2" }],
+    ["a percent-encoded query value", { method: "GET", path: "/open-api/v1/stores?name=Oolong%20House&pageNo=%31" }],
+    ["a value with a comma and a tilde", { method: "GET", path: "/open-api/v1/stores?name=a,b~c" }],
+    ["a reserved character in a value", { method: "GET", path: "/open-api/v1/stores?name=a:b" }],
+    ["a reserved character in an unknown parameter", { method: "GET", path: "/open-api/v1/stores?x=a@b" }],
+    ["a plus sign in a number", { method: "GET", path: "/open-api/v1/stores?pageNo=+1" }],
+    ["a quote in a value", { method: "GET", path: "/open-api/v1/stores?name=O'Neil" }],
+    ["bracket notation", { method: "GET", path: "/open-api/v1/stores?merchantId[a]=1" }],
+    ["an equals sign inside a value", { method: "GET", path: "/open-api/v1/stores?name=a=b" }],
+    ["a key without a value", { method: "GET", path: "/open-api/v1/stores?merchantId" }],
+    ["a string query value over its length", { method: "GET", path: `/open-api/v1/stores?name=${"n".repeat(65)}` }],
+    ["a query string on a path with a percent-encoded id", { method: "GET", path: "/open-api/v1/stores/%32%30001?bogus=1" }],
+    ["a GET carrying a Content-Type", { method: "GET", path: "/open-api/v1/stores?merchantId=10001", contentType: "text/plain" }],
+    ["createOrder with charset=utf-8", { method: "POST", path: "/open-api/v1/orders", body: JSON.stringify(order), contentType: "application/json; charset=utf-8" }],
+    ["createOrder with charset=UTF-8 and an unknown query parameter", { method: "POST", path: "/open-api/v1/orders?x=1", body: JSON.stringify(order), contentType: "application/json; charset=UTF-8" }],
+    ["createOrder as another JSON media type", { method: "POST", path: "/open-api/v1/orders", body: JSON.stringify(order), contentType: "application/merge-patch+json" }],
   ];
 
   it.each(cases)("%s", async (_name, { method, path, body, contentType }) => {
     const answers = await Promise.all(
       (["assembly", "public"] as const).map(async (variant) => {
-        const response = await fetch(`${origins[variant]}${path}`, { method, body, headers: body === undefined ? {} : { "content-type": contentType ?? "application/json" } });
+        const headers: Record<string, string> = body === undefined ? {} : { "content-type": contentType ?? "application/json" };
+        if (body === undefined && contentType !== undefined) headers["content-type"] = contentType;
+        const response = await fetch(`${origins[variant]}${path}`, { method, body, headers });
         return { status: response.status, allow: response.headers.get("allow"), body: (await response.json()) as unknown };
       }),
     );

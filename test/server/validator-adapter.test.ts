@@ -7,9 +7,12 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { describe, expect, it, vi } from "vitest";
 import { loadBundle } from "../../src/contract/index.js";
-import { prepareSpec, validatorOptions } from "../../src/server/validator.js";
+import { createSpecValidator, prepareSpec, validatorOptions } from "../../src/server/validator.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
 const RECHECK = "re-check every internal src/server/validator.ts uses (listed in the comment at its top) against the new version, then update the pin";
@@ -67,6 +70,11 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
       ["dist/framework/openapi.context.js", { OpenApiContext: "function" }],
       ["dist/framework/types.js", { BadRequest: "function", MethodNotAllowed: "function", NotFound: "function" }],
       ["dist/middlewares/parsers/schema.preprocessor.js", { SchemaPreprocessor: "function", httpMethods: "set" }],
+      ["dist/middlewares/openapi.request.validator.js", { RequestValidator: "function" }],
+      ["dist/middlewares/parsers/schema.parse.js", { ParametersSchemaParser: "function" }],
+      ["dist/middlewares/parsers/body.parse.js", { BodySchemaParser: "function" }],
+      ["dist/middlewares/parsers/util.js", { dereferenceParameter: "function", normalizeParameter: "function" }],
+      ["dist/middlewares/util.js", { ContentType: "function", ajvErrorsToValidatorError: "function", augmentAjvErrors: "function", useAjvCache: "function" }],
       // Not used by the adapter itself: the reference fast-paths.test.ts compares it with.
       ["dist/middlewares/openapi.metadata.js", { applyOpenApiMetadata: "function" }],
     ];
@@ -112,7 +120,7 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
     expectKind("OpenApiValidator", "options.validateResponses", (validator.options as Shape).validateResponses, "object");
     expectKind("OpenApiValidator", "ajvOpts", validator.ajvOpts, "object");
     expectKind("OpenApiValidator", "ajvOpts.preprocessor", (validator.ajvOpts as Shape).preprocessor, "object");
-    expectKind("OpenApiValidator", "requestValidationMiddleware", validator.requestValidationMiddleware, "function");
+    expectKind("OpenApiValidator", "ajvOpts.request", (validator.ajvOpts as Shape).request, "object");
     expectKind("OpenApiValidator", "responseValidationMiddleware", validator.responseValidationMiddleware, "function");
 
     const { OpenAPIFramework } = await importInternal("dist/framework/index.js");
@@ -149,8 +157,47 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
     expectKind("OpenApiContext.routePair(route)", "openApiRoute", (context.routePair(expressRoute as string) as unknown as Shape).openApiRoute, "string");
     expectKind("SchemaPreprocessor.preProcess()", "apiDocRes.paths", responseApiDoc.paths, "object");
     // The request and response steps the adapter takes from the validator, built for real.
-    const internals = validator as unknown as { requestValidationMiddleware(apiDoc: unknown): unknown; responseValidationMiddleware(apiDoc: unknown, serial: number): unknown };
-    expectKind("OpenApiValidator.requestValidationMiddleware()", "(result)", internals.requestValidationMiddleware(context.apiDoc), "function");
+    const internals = validator as unknown as { ajvOpts: { request: object }; responseValidationMiddleware(apiDoc: unknown, serial: number): unknown };
     expectKind("OpenApiValidator.responseValidationMiddleware()", "(result)", internals.responseValidationMiddleware(responseApiDoc, context.serial), "function");
+    const { RequestValidator } = await importInternal("dist/middlewares/openapi.request.validator.js");
+    const requestValidator = new (RequestValidator as new (apiDoc: unknown, options: object) => Shape)(context.apiDoc, internals.ajvOpts.request);
+    expectKind("RequestValidator", "ajv", requestValidator.ajv, "object");
+    expectKind("RequestValidator", "ajv.errorsText", (requestValidator.ajv as Shape).errorsText, "function");
+    expectKind("RequestValidator", "ajvBody", requestValidator.ajvBody, "object");
+    expectKind("RequestValidator", "requestOpts", requestValidator.requestOpts, "object");
+    for (const method of ["validate", "processQueryParam"]) expectKind("RequestValidator", method, requestValidator[method], "function");
+    const { normalizeParameter } = await importInternal("dist/middlewares/parsers/util.js");
+    const parameter = { name: "pageNo", in: "query", schema: { type: "integer" } };
+    (normalizeParameter as (ajv: unknown, parameter: object) => unknown)(requestValidator.ajv, parameter);
+    expect(parameter, `parsers/util.js normalizeParameter's default style and explode of a query parameter; ${RECHECK}`).toMatchObject({ style: "form", explode: true });
+  });
+
+  it("the request step leaves to EOV's whole path only the requests its parameter mutator has work for", async () => {
+    const { RequestValidator } = await import("express-openapi-validator/dist/middlewares/openapi.request.validator.js");
+    const whole = vi.spyOn(RequestValidator.prototype, "validate");
+    const app = express();
+    app.use(createSpecValidator(loadBundle("signed")).handle);
+    app.use((_req: Request, res: Response) => void res.end("passed"));
+    app.use((error: { status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => void res.status(error.status ?? 500).end(error.message));
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}/open-api/v1`;
+    const answer = async (path: string) => {
+      const response = await fetch(`${origin}${path}`);
+      return `${response.status} ${await response.text()}`;
+    };
+    try {
+      expect(await answer("/stores?merchantId=10001&pageNo=1&pageSize=10&name=Oolong%20House")).toBe("200 passed");
+      expect(await answer("/stores?pageSize=1000")).toMatch(/^400 request\/query\/pageSize must be <= 100/);
+      expect(await answer("/stores?bogus=1")).toBe("400 Unknown query parameter 'bogus'");
+      expect(await answer("/stores/20001")).toBe("200 passed");
+      expect(whole).not.toHaveBeenCalled();
+      expect(await answer("/stores?name=a,b")).toBe("400 Parameter 'name' must be url encoded. Its value may not contain reserved characters.");
+      expect(await answer("/stores?merchantId[a]=1")).toMatch(/^400 /);
+      expect(whole).toHaveBeenCalledTimes(2);
+    } finally {
+      whole.mockRestore();
+      server.close();
+    }
   });
 });
