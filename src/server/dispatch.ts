@@ -122,6 +122,20 @@ function rawPathParams(req: RequestWithOpenApi): Map<string, string> {
   return new Map(pattern.names.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? "")]));
 }
 
+/**
+ * The raw text of a query parameter, as URLSearchParams.get reads it (the first occurrence,
+ * "+" as a space, percent-decoding). A query without "+" or "%" is read as is, without building
+ * the whole URLSearchParams.
+ */
+function rawQueryValue(rawQuery: string, name: string): string | null {
+  if (rawQuery.includes("+") || rawQuery.includes("%")) return new URLSearchParams(rawQuery).get(name);
+  for (const pair of rawQuery.split("&")) {
+    const at = pair.indexOf("=");
+    if ((at < 0 ? pair : pair.slice(0, at)) === name) return at < 0 ? "" : pair.slice(at + 1);
+  }
+  return null;
+}
+
 function buildInput(req: RequestWithOpenApi, res: Response, int64: { path: string[]; query: string[] }, facts: RequestFactsOf): DispatchInput {
   // The validated (and coerced) path values; int64 ids exact from the raw text.
   const path: Record<string, unknown> = { ...req.params };
@@ -135,14 +149,13 @@ function buildInput(req: RequestWithOpenApi, res: Response, int64: { path: strin
   const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
   if (int64.query.length > 0) {
     const at = req.originalUrl.indexOf("?");
-    const rawQuery = new URLSearchParams(at < 0 ? "" : req.originalUrl.slice(at + 1));
+    const rawQuery = at < 0 ? "" : req.originalUrl.slice(at + 1);
     for (const name of int64.query) {
-      const text = rawQuery.get(name);
+      const text = rawQueryValue(rawQuery, name);
       if (text !== null) query[name] = readId("query", name, text);
     }
   }
-  return {
-    ...facts(req, res),
+  const input: DispatchInput = {
     body: requestState(res).body,
     query,
     path,
@@ -151,6 +164,7 @@ function buildInput(req: RequestWithOpenApi, res: Response, int64: { path: strin
       return `${req.protocol}://${req.get("host") ?? "127.0.0.1"}`;
     },
   };
+  return Object.assign(input, facts(req, res));
 }
 
 export interface DispatchOptions {
