@@ -68,9 +68,10 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
       ["dist/framework/index.js", { OpenAPIFramework: "function" }],
       ["dist/framework/openapi.spec.loader.js", { OpenApiSpecLoader: "function" }],
       ["dist/framework/openapi.context.js", { OpenApiContext: "function" }],
-      ["dist/framework/types.js", { BadRequest: "function", MethodNotAllowed: "function", NotFound: "function" }],
+      ["dist/framework/types.js", { BadRequest: "function", InternalServerError: "function", MethodNotAllowed: "function", NotFound: "function" }],
       ["dist/middlewares/parsers/schema.preprocessor.js", { SchemaPreprocessor: "function", httpMethods: "set" }],
       ["dist/middlewares/openapi.request.validator.js", { RequestValidator: "function" }],
+      ["dist/middlewares/openapi.response.validator.js", { ResponseValidator: "function" }],
       ["dist/middlewares/parsers/schema.parse.js", { ParametersSchemaParser: "function" }],
       ["dist/middlewares/parsers/body.parse.js", { BodySchemaParser: "function" }],
       ["dist/middlewares/parsers/util.js", { dereferenceParameter: "function", normalizeParameter: "function" }],
@@ -157,8 +158,14 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
     expectKind("OpenApiContext.routePair(route)", "openApiRoute", (context.routePair(expressRoute as string) as unknown as Shape).openApiRoute, "string");
     expectKind("SchemaPreprocessor.preProcess()", "apiDocRes.paths", responseApiDoc.paths, "object");
     // The request and response steps the adapter takes from the validator, built for real.
-    const internals = validator as unknown as { ajvOpts: { request: object }; responseValidationMiddleware(apiDoc: unknown, serial: number): unknown };
-    expectKind("OpenApiValidator.responseValidationMiddleware()", "(result)", internals.responseValidationMiddleware(responseApiDoc, context.serial), "function");
+    const internals = validator as unknown as { ajvOpts: { request: object; response: object }; options: { validateResponses: object } };
+    expectKind("OpenApiValidator", "ajvOpts.response", internals.ajvOpts.response, "object");
+    const { ResponseValidator } = await importInternal("dist/middlewares/openapi.response.validator.js");
+    const responseValidator = new (ResponseValidator as new (...args: unknown[]) => Shape)(responseApiDoc, internals.ajvOpts.response, internals.options.validateResponses, context.serial);
+    expect(responseValidator.serial, `ResponseValidator.serial; ${RECHECK}`).toBe(context.serial);
+    expectKind("ResponseValidator", "eovOptions.onError", (responseValidator.eovOptions as Shape).onError, "function");
+    expectKind("ResponseValidator", "validatorsCache", responseValidator.validatorsCache, "object");
+    for (const method of ["buildValidators", "_validate"]) expectKind("ResponseValidator", method, responseValidator[method], "function");
     const { RequestValidator } = await importInternal("dist/middlewares/openapi.request.validator.js");
     const requestValidator = new (RequestValidator as new (apiDoc: unknown, options: object) => Shape)(context.apiDoc, internals.ajvOpts.request);
     expectKind("RequestValidator", "ajv", requestValidator.ajv, "object");
