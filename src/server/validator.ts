@@ -527,6 +527,37 @@ export async function prepareSpec(spec: OpenApiDocument, options: { prefill?: bo
   return { validator, context, responseApiDoc };
 }
 
+/**
+ * The request's Content-Type as the validators see it: none at all for an operation without a
+ * request body, "application/json" for any JSON one (other parameters dropped). EOV keys its
+ * compiled validators by the normalised request Content-Type, so every new spelling an
+ * authenticated caller sends (`text/x-1`, `text/x-2`, or `application/json; x=1`, ...) would
+ * otherwise compile the operation's validators again: some 120 ms of CPU and 0.5 MB kept, per
+ * request. Neither change alters what EOV decides: JSON parameters do not change the body schema
+ * it picks (it falls back to the bare media type), and without a request body the type is not
+ * read. A body that is not JSON never gets here (requireJson), so the types left as sent are
+ * those of empty requests to operations that take a body, which EOV refuses (415) before it
+ * compiles anything.
+ */
+// As BodySchemaParser decides whether an operation reads a body (the preprocessor may leave a
+// null requestBody on one that does not).
+const hasRequestBodyContent = (operation: Record<string, unknown>): boolean =>
+  typeof operation.requestBody === "object" && operation.requestBody !== null && Object.hasOwn(operation.requestBody, "content");
+
+export function canonicalContentType(req: Request): void {
+  const header = req.headers["content-type"];
+  const openapi = (req as Request & { openapi?: OpenApiRequestMetadata }).openapi;
+  if (header === undefined || openapi === undefined) return;
+  if (!hasRequestBodyContent(openapi.schema)) {
+    delete req.headers["content-type"];
+    return;
+  }
+  if (header === "application/json") return;
+  const semicolon = header.indexOf(";");
+  const mediaType = (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
+  if (mediaType === "application/json") req.headers["content-type"] = "application/json";
+}
+
 export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
   type Steps = { metadata: (req: Request) => void; arrays: (req: Request) => void; request: RequestHandler; response: ResponseHook };
   let steps: Steps | undefined;
@@ -553,6 +584,7 @@ export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
     let failed: unknown;
     try {
       current.metadata(req);
+      canonicalContentType(req);
       // Oversized arrays are refused by their count before the validator lists item errors.
       current.arrays(req);
       current.request(req, res, (error?: unknown) => {
