@@ -105,7 +105,8 @@ export function createClientCore(settings: CoreSettings): ClientCore {
     settings.authorize(finalHeaders, text);
     const url = createFinalURL(schemaPath, { baseUrl: settings.baseUrl, params, querySerializer, pathSerializer: defaultPathSerializer });
     const response = await directFetch({ url, init: { ...rest, method, headers: finalHeaders, body: text ?? null, signal } });
-    return response.ok ? { data: response.bodyText, response } : { error: response.bodyText, response };
+    const ok = response.status >= 200 && response.status <= 299;
+    return ok ? { data: response.bodyText, response } : { error: response.bodyText, response };
   }
 
   /** One attempt, with its own timeout, combined with the app's signal if it gave one. */

@@ -3,7 +3,7 @@
 // code becomes an ApiError with its registry entry; anything else is an UnexpectedResponseError.
 import { parseJsonLossless } from "../json/index.js";
 import { ApiError, UnexpectedResponseError, type ApiErrorEntry } from "./errors.js";
-import { LosslessResponse } from "./transport.js";
+import { AnswerText, LosslessResponse } from "./transport.js";
 
 /** How one interface spells its envelope. */
 export interface EnvelopeDialect {
@@ -21,11 +21,11 @@ export interface EnvelopeDialect {
   other: { successCode: number; messageField: "msg" | "message"; describe(code: number): ApiErrorEntry | undefined; interfaceName: string };
 }
 
-/** What openapi-fetch answered: data on 2xx, error otherwise, and the Response. */
+/** What openapi-fetch answered: data on 2xx, error otherwise, and the Response (an AnswerText on call()'s direct path). */
 export interface RawResult {
   data?: unknown;
   error?: unknown;
-  response: Response;
+  response: Response | AnswerText;
 }
 
 /**
@@ -36,7 +36,7 @@ export interface RawResult {
  */
 function readBody(result: RawResult, operationId: string): { text: string; value: unknown } {
   const { response } = result;
-  if (response instanceof LosslessResponse) {
+  if (response instanceof LosslessResponse || response instanceof AnswerText) {
     try {
       return { text: response.bodyText, value: response.parsedBody() };
     } catch (error) {

@@ -10,13 +10,16 @@
 // if it asks for more than maxDelayMs the retries end and the last answer stands.
 import { NetworkError, TimeoutError } from "./errors.js";
 import type { ResolvedRetry } from "./options.js";
-import { LosslessResponse } from "./transport.js";
+import { AnswerText, LosslessResponse } from "./transport.js";
 
 /** HTTP statuses that say "try again later" without the request having taken effect. */
 export const RETRYABLE_HTTP_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /** One attempt's outcome: an answer, or what was thrown. */
-export type AttemptOutcome<R> = { ok: true; result: R; response: Response } | { ok: false; error: unknown };
+/** What the retry judge reads of an answer. */
+type JudgedAnswer = Response | AnswerText;
+
+export type AttemptOutcome<R> = { ok: true; result: R; response: JudgedAnswer } | { ok: false; error: unknown };
 
 export interface RetryJudge {
   /** The envelope code that means "rate limited" (100006 signed, 429 key-based). */
@@ -39,8 +42,8 @@ export function retryVerdict<R>(outcome: AttemptOutcome<R>, judge: RetryJudge): 
 }
 
 /** The envelope code of an answer, if it is a JSON envelope; undefined otherwise. */
-function envelopeCode(response: Response): number | undefined {
-  if (!(response instanceof LosslessResponse)) return undefined;
+function envelopeCode(response: JudgedAnswer): number | undefined {
+  if (!(response instanceof LosslessResponse) && !(response instanceof AnswerText)) return undefined;
   let body: unknown;
   try {
     body = response.parsedBody();
@@ -89,7 +92,7 @@ export function retryDelay(retry: number, settings: ResolvedRetry, retryAfterMs:
  * or the last allowed retry. Returns the last answer or throws the last error. `canRetry`
  * false makes it a single attempt (the operation is not safe to repeat).
  */
-export async function withRetries<R extends { response: Response }>(
+export async function withRetries<R extends { response: JudgedAnswer }>(
   attempt: () => Promise<R>,
   options: { canRetry: boolean; settings: ResolvedRetry; judge: RetryJudge; signal?: AbortSignal | undefined },
 ): Promise<R> {

@@ -18,6 +18,43 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** The body parsed losslessly, once (kept in `memo`); throws UnexpectedResponseError for text that is not JSON. */
+function parsedOnce(memo: { parsed?: Parsed }, bodyText: string, status: number): unknown {
+  if (!memo.parsed) {
+    try {
+      memo.parsed = { ok: true, value: parseJsonLossless(bodyText) };
+    } catch (error) {
+      memo.parsed = { ok: false, error };
+    }
+  }
+  if (memo.parsed.ok) return memo.parsed.value;
+  throw new UnexpectedResponseError({
+    reason: bodyText.trim() === "" ? "the answer has an empty body, not JSON" : "the answer is not JSON",
+    httpStatus: status,
+    body: bodyText,
+    cause: memo.parsed.error,
+  });
+}
+
+/**
+ * What a call() reads of an answer, read in full: its status, its headers (as received) and its
+ * text, parsed losslessly on demand. No Response is built for it: a call() hands its answer to
+ * no one (only the envelope's data or an error leaves the client), and a LosslessResponse,
+ * with its copy of the headers, cost about a tenth of the client's own work per call.
+ */
+export class AnswerText {
+  readonly #memo: { parsed?: Parsed } = {};
+  constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    readonly bodyText: string,
+  ) {}
+
+  parsedBody(): unknown {
+    return parsedOnce(this.#memo, this.bodyText, this.status);
+  }
+}
+
 /**
  * An answer read in full: its text, and json() parsed losslessly.
  *
@@ -33,7 +70,7 @@ export class LosslessResponse extends Response {
   // fetched answer's values for middleware and error messages.
   override readonly url: string;
   override readonly redirected: boolean;
-  #parsed: Parsed | undefined;
+  readonly #memo: { parsed?: Parsed } = {};
   #used = false;
   /** undefined until `body` is first read; null for statuses without a body. */
   #stream: ReadableStream<Uint8Array> | null | undefined;
@@ -83,20 +120,7 @@ export class LosslessResponse extends Response {
 
   /** The body parsed losslessly, once; throws UnexpectedResponseError for text that is not JSON. */
   parsedBody(): unknown {
-    if (!this.#parsed) {
-      try {
-        this.#parsed = { ok: true, value: parseJsonLossless(this.bodyText) };
-      } catch (error) {
-        this.#parsed = { ok: false, error };
-      }
-    }
-    if (this.#parsed.ok) return this.#parsed.value;
-    throw new UnexpectedResponseError({
-      reason: this.bodyText.trim() === "" ? "the answer has an empty body, not JSON" : "the answer is not JSON",
-      httpStatus: this.status,
-      body: this.bodyText,
-      cause: this.#parsed.error,
-    });
+    return parsedOnce(this.#memo, this.bodyText, this.status);
   }
 
   /** Marks the body read, as Response's readers do; a second read is a TypeError. */
@@ -197,7 +221,7 @@ export function createClientFetch(settings: ClientFetchSettings): FetchLike {
     // A redirect is never followed, whatever the per-call options said (issue: the signature
     // headers and body went to the other origin).
     const request = given.redirect === "manual" ? given : new Request(given, { redirect: "manual" });
-    return settle(() => (appFetch ?? globalThis.fetch)(request), request.method, request.url, request.signal, settings.maxResponseBytes);
+    return settle(() => (appFetch ?? globalThis.fetch)(request), request.method, request.url, request.signal, settings.maxResponseBytes, LosslessResponse.from);
   };
 }
 
@@ -212,17 +236,24 @@ export interface DirectRequest {
  * global fetch takes them as they are (one Request built, inside fetch); an app's fetch still
  * gets a Request, as it always does.
  */
-export function createDirectFetch(settings: ClientFetchSettings): (request: DirectRequest) => Promise<LosslessResponse> {
+export function createDirectFetch(settings: ClientFetchSettings): (request: DirectRequest) => Promise<AnswerText> {
   const appFetch = settings.fetch;
   return ({ url, init }) => {
     const sent = { ...init, redirect: "manual" as const };
     const send = appFetch ? () => appFetch(new Request(url, sent)) : () => globalThis.fetch(url, sent);
-    return settle(send, init.method, url, init.signal, settings.maxResponseBytes);
+    return settle(send, init.method, url, init.signal, settings.maxResponseBytes, (response, text) => new AnswerText(response.status, response.headers, text));
   };
 }
 
 /** Sends, then judges and reads the answer (see createClientFetch). */
-async function settle(send: () => Promise<unknown>, method: string, url: string, signal: AbortSignal, maxResponseBytes: number): Promise<LosslessResponse> {
+async function settle<Answer>(
+  send: () => Promise<unknown>,
+  method: string,
+  url: string,
+  signal: AbortSignal,
+  maxResponseBytes: number,
+  answer: (response: Response, text: string) => Answer,
+): Promise<Answer> {
   const failure = (cause: unknown): unknown => (signal.aborted ? signal.reason ?? cause : new NetworkError({ method, url, cause }));
   let response: unknown;
   try {
@@ -256,5 +287,5 @@ async function settle(send: () => Promise<unknown>, method: string, url: string,
     if (error instanceof ResponseTooLargeError) throw error;
     throw failure(error);
   }
-  return LosslessResponse.from(response, text);
+  return answer(response, text);
 }
