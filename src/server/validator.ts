@@ -367,7 +367,7 @@ export function requestStep(validator: RequestValidator, apiDoc: ApiDoc): Reques
   }
 
   /** RequestValidator.buildMiddleware's validators (its private Validator class), for a plain operation. */
-  function plan(req: Request, openapi: OpenApiRequestMetadata, contentType: ContentType, key: string): Plan {
+  function plan(openapi: OpenApiRequestMetadata, contentType: ContentType, key: string): Plan {
     const schema = openapi.schema as { parameters?: unknown[]; "x-eov-allow-unknown-query-parameters"?: unknown; "x-allow-unknown-query-parameters"?: unknown };
     if (contentType.mediaType === "multipart/form-data" || !isPlainOperation(schema, openapi.expressRoute)) return "eov";
     let body: Record<string, unknown>;
@@ -401,7 +401,7 @@ export function requestStep(validator: RequestValidator, apiDoc: ApiDoc): Reques
     const key = validatorKey(req, openapi, contentType);
     let found = plans.get(key);
     if (found === undefined) {
-      found = plan(req, openapi, contentType, key);
+      found = plan(openapi, contentType, key);
       if (plans.size < PLAN_LIMIT) plans.set(key, found);
     }
     if (found === "eov") return eov.validate(req, res, next);
