@@ -1,8 +1,9 @@
-// The server kit's own cost: one handler that answers a constant listStores page, served either
-// by the kit (signature, raw body, lossless JSON, request and response validation, envelope,
-// int64 writer) or by bare Express (express.json(), the same handler, JSON.stringify, no
-// checks). `tsx kit-constant.ts kit|bare`; prints "listening http://127.0.0.1:PORT" once it
-// listens and serves the signed interface under /open-api/v1 (only listStores).
+// The server kit's own cost: handlers that answer a constant (a listStores page, a createOrder
+// id), served either by the kit (signature, raw body, lossless JSON, request and response
+// validation, envelope, int64 writer) or by bare Express (express.json(), the same handlers,
+// JSON.stringify, no checks). `tsx kit-constant.ts kit|bare`; prints "listening
+// http://127.0.0.1:PORT" once it listens and serves the signed interface under /open-api/v1
+// (only listStores and createOrder).
 import express, { type Request, type Response } from "express";
 import { createMemoryNonceStore, createSignedRouter, type HandlerOutput } from "../../../src/server/index.js";
 import { STORE_PAGE } from "./store-page.js";
@@ -10,6 +11,7 @@ import { STORE_PAGE } from "./store-page.js";
 const mode = process.argv[2] === "bare" ? "bare" : "kit";
 
 const listStores = (): HandlerOutput<"listStores"> => STORE_PAGE;
+const createOrder = (): HandlerOutput<"createOrder"> => 900000000001;
 
 const app = express();
 app.disable("x-powered-by");
@@ -18,7 +20,7 @@ if (mode === "kit") {
   app.use(
     "/open-api",
     createSignedRouter({
-      handlers: { listStores },
+      handlers: { listStores, createOrder },
       partial: true,
       apps: (appKey) => apps.get(appKey),
       // The sandbox's capacity: a benchmark's nonces must not fill the store.
@@ -29,6 +31,9 @@ if (mode === "kit") {
   app.use(express.json({ limit: "1mb" }));
   app.get("/open-api/v1/stores", (_req: Request, res: Response) => {
     res.type("application/json").send(JSON.stringify({ code: 0, msg: "success", data: listStores() }));
+  });
+  app.post("/open-api/v1/orders", (_req: Request, res: Response) => {
+    res.type("application/json").send(JSON.stringify({ code: 0, msg: "success", data: createOrder() }));
   });
 }
 
