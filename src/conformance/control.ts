@@ -1,6 +1,7 @@
 // The sandbox control API, when the server has one: it lets checks make a payment happen
 // and read callback deliveries. Operations are looked up by operationId in the bundled
 // sandbox-control spec, so paths are never restated here.
+import { CheckFailure } from "./errors.js";
 import type { ConformanceHttp } from "./http.js";
 import { buildUrl, bodyText, type ParamValue } from "./requests.js";
 import { isSuccessCode, schemasFor, type SpecSchemas } from "../contract/index.js";
@@ -37,7 +38,13 @@ export class ControlApi {
     const exchange = await this.http.send({ method: operation.method, url, headers: text === undefined && operation.method.toUpperCase() === "GET" ? {} : { "Content-Type": "application/json" }, ...(text !== undefined && { body: text }) });
     const envelope = exchange.response?.json as { code?: number; msg?: string; data?: unknown } | undefined;
     if (!exchange.response || !envelope || !isSuccessCode("signed", envelope.code)) {
-      throw new Error(`sandbox control ${operationId} failed: ${exchange.error ?? envelope?.msg ?? `HTTP ${exchange.response?.status}`}`);
+      // The check cannot go on; its report shows the control request and what came back.
+      throw new CheckFailure({
+        message: `sandbox control ${operationId} failed: ${exchange.error ?? envelope?.msg ?? `HTTP ${exchange.response?.status}`}`,
+        expected: `the sandbox control API's ${operationId} to succeed (code 0), so that the check can go on`,
+        rule: "the sandbox control API (docs/sandbox.md, \"The control API\")",
+        exchange,
+      });
     }
     return envelope.data;
   }
