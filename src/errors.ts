@@ -11,7 +11,10 @@
 //   proxy        ProxyConfigError
 //   cli          UsageError, MissingPeerError
 //   any part     PeerDependencyMissingError: an optional peer (ioredis, express, ...) is not
-//                installed (the CLI's MissingPeerError is one, naming the command too)
+//                installed (the CLI's MissingPeerError is one, naming the command too);
+//                FieldConfigError: an option or argument cannot be used, `field` naming it
+//                (ClientConfigError, SigningInputError, CallbackConfigError,
+//                SandboxConfigError, ServerConfigError and ProxyConfigError are each one)
 //
 // The two JSON errors keep the built-in class JSON.parse and JSON.stringify throw for the same
 // input, so callers that treat a SyntaxError as unreadable JSON keep working. JavaScript has
@@ -51,6 +54,23 @@ export class PeerDependencyMissingError extends MerchantOpenPlatformError {
     options?: { cause?: unknown },
   ) {
     super(message, options);
+  }
+}
+
+/**
+ * An option or argument the caller gave cannot be used; `field` names it (e.g. "appSecret",
+ * "server.maxConnections"). Each part throws its own subclass (ClientConfigError,
+ * SandboxConfigError, ...), so `catch (e) { if (e instanceof FieldConfigError) show(e.field) }`
+ * covers them all.
+ */
+export class FieldConfigError extends MerchantOpenPlatformError {
+  override readonly name: string = "FieldConfigError";
+  /** The option or argument at fault. */
+  readonly field: string;
+
+  constructor(field: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.field = field;
   }
 }
 

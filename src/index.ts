@@ -19,7 +19,7 @@
 export * from "./client/index.js";
 export * from "./signing/index.js";
 export * from "./callbacks/index.js";
-export { MerchantOpenPlatformError, PeerDependencyMissingError } from "./errors.js";
+export { FieldConfigError, MerchantOpenPlatformError, PeerDependencyMissingError } from "./errors.js";
 export { JsonStructureError, JsonValueError, parseJsonLossless, stringifyJson } from "./json/index.js";
 export * from "../generated/error-codes.js";
 export type { components as SignedComponents, operations as SignedOperations, paths as SignedPaths, webhooks as SignedWebhooks } from "../generated/signed.js";

@@ -12,20 +12,13 @@
 //
 // An ApiError carries the registry entry of its code (generated/error-codes.ts), so the app
 // can branch on a stable name (`ORDER_NOT_FOUND`) instead of a number.
-import { MerchantOpenPlatformError } from "../errors.js";
+import { FieldConfigError, MerchantOpenPlatformError } from "../errors.js";
 
 export { MerchantOpenPlatformError };
 
 /** The client was created or called with an option or argument it cannot use. */
-export class ClientConfigError extends MerchantOpenPlatformError {
+export class ClientConfigError extends FieldConfigError {
   override readonly name = "ClientConfigError";
-  /** The option or argument at fault, e.g. "appSecret" or "pageSize". */
-  readonly field: string;
-
-  constructor(field: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.field = field;
-  }
 }
 
 /** The registry entry of an error code, as carried by an ApiError. */

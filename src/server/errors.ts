@@ -4,7 +4,7 @@
 // envelope itself is written in envelope.ts.
 import { error as validatorErrors } from "express-openapi-validator";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
-import { MerchantOpenPlatformError } from "../errors.js";
+import { FieldConfigError, MerchantOpenPlatformError } from "../errors.js";
 
 export type SignedErrorName = keyof typeof SignedErrors;
 export type KeyedErrorName = keyof typeof KeyedErrors;
@@ -28,14 +28,8 @@ export class RefusalError extends MerchantOpenPlatformError {
 }
 
 /** The kit was given an option it cannot use; `field` names it. */
-export class ServerConfigError extends MerchantOpenPlatformError {
+export class ServerConfigError extends FieldConfigError {
   override readonly name = "ServerConfigError";
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A refusal of the signed interface (and the control API, which shares its codes). */

@@ -2,19 +2,11 @@
 // cannot be signed (or a nonce store option it cannot use).
 // A named class (never a bare TypeError) so callers can tell a programming mistake on their
 // side apart from everything else, and so the CLI can turn it into a usage error.
-import { MerchantOpenPlatformError } from "../errors.js";
+import { FieldConfigError, MerchantOpenPlatformError } from "../errors.js";
 
 /** A signing function was called with something that cannot be signed; `field` names the input at fault. */
-export class SigningInputError extends MerchantOpenPlatformError {
+export class SigningInputError extends FieldConfigError {
   override readonly name = "SigningInputError";
-
-  /** The input field at fault, e.g. "appSecret" or "body". */
-  readonly field: string;
-
-  constructor(field: string, message: string) {
-    super(message);
-    this.field = field;
-  }
 }
 
 /** Throws unless value is a non-empty string; the message names the field. */

@@ -24,7 +24,7 @@ const SAMPLES: Record<string, (Class: new (...args: never[]) => Error) => Error>
   MissingPeerError: (C) => new (C as unknown as new (c: string, p: string) => Error)("sandbox", "express"),
 };
 /** Classes whose constructor takes (field, message). */
-const FIELD_FIRST = new Set(["ClientConfigError", "SigningInputError", "CallbackConfigError", "SandboxConfigError", "ProxyConfigError", "ServerConfigError", "PeerDependencyMissingError"]);
+const FIELD_FIRST = new Set(["FieldConfigError", "ClientConfigError", "SigningInputError", "CallbackConfigError", "SandboxConfigError", "ProxyConfigError", "ServerConfigError", "PeerDependencyMissingError"]);
 
 function construct(name: string, Class: new (...args: never[]) => Error): Error {
   const sample = SAMPLES[name];
@@ -89,6 +89,23 @@ describe("one root error class", () => {
       [...readFileSync(file, "utf8").matchAll(/class (\w+) extends (Error|TypeError|RangeError|SyntaxError|ReferenceError)\b/g)].map((m) => `${m[1]} (${relative(SRC, file)})`),
     );
     expect(direct.sort()).toEqual(["JsonStructureError (json/structure.ts)", "JsonValueError (json/errors.ts)", "MerchantOpenPlatformError (errors.ts)"]);
+  });
+
+  it("every part's config error is a FieldConfigError naming its field, exported from the package root", async () => {
+    const root = (await import("../../src/index.js")) as Record<string, unknown>;
+    const { FieldConfigError } = await import("../../src/errors.js");
+    expect(root.FieldConfigError).toBe(FieldConfigError);
+    const classes = await exportedErrorClasses();
+    const configErrors = ["ClientConfigError", "SigningInputError", "CallbackConfigError", "SandboxConfigError", "ProxyConfigError", "ServerConfigError"];
+    for (const name of configErrors) {
+      const entry = classes.get(name);
+      expect(entry, `${name} is exported`).toBeDefined();
+      const error = new (entry?.Class as unknown as new (field: string, message: string) => Error & { field?: string })("server.maxConnections", "must be a positive integer");
+      expect(error, name).toBeInstanceOf(FieldConfigError);
+      expect(error.field, name).toBe("server.maxConnections");
+      expect(error.message, name).toBe("must be a positive integer");
+      expect(error.name, name).toBe(name);
+    }
   });
 
   it("instanceof stays exact for subclasses and for values that are not errors", async () => {
