@@ -19,8 +19,9 @@
 //     options, for the same metadata and errors, and the outcome per path is remembered
 //     (10,000 paths at most). Goes when EOV caches its compiled route matchers:
 //     cdimascio/express-openapi-validator#1217 ("perf: cache route matchers", open).
-//   - One synchronous step per request (OpenApiValidator's private requestValidationMiddleware
-//     and responseValidationMiddleware) instead of the five middlewares EOV chains, each
+//   - One synchronous step per request (RequestValidator and ResponseValidator, built as
+//     OpenApiValidator's private requestValidationMiddleware and responseValidationMiddleware
+//     build them, from its private ajvOpts) instead of the five middlewares EOV chains, each
 //     awaiting the loaded spec again. Left out: path-param registration (the kit routes by
 //     operationId), security (validateSecurity is false: the signature is checked before) and
 //     multipart (a body reaches the validator only as application/json). Goes when EOV calls
@@ -38,9 +39,9 @@
 //     references by JSON pointer (no upstream issue found).
 //
 //   - Request validation (requestStep) calls EOV's RequestValidator, but for an operation whose
-//     parameters are plain scalars in the query or path, in their default styles (every operation of the package's
-//     specs) and a request whose query string holds no character EOV's parameter mutator would
-//     act on, it runs what EOV's per-operation middleware runs minus that mutator, which has
+//     parameters are plain scalars in the query or path, in their default styles (every
+//     operation of the package's specs), and a request whose query string holds no character
+//     EOV's parameter mutator would act on, it runs what EOV's per-operation middleware runs minus that mutator, which has
 //     nothing to do for such a request yet re-parses the URL and walks every parameter's schema
 //     on every request (some 40 µs of CPU): the same Ajv validators, compiled from the same
 //     schemas (ParametersSchemaParser, BodySchemaParser, useAjvCache under EOV's own cache key),
@@ -54,7 +55,9 @@
 //     of the request's Content-Type for the validator cache key. Goes when EOV exposes a
 //     per-answer validation call (no upstream issue found).
 //
-// Request and response validators are compiled by EOV lazily, per operation, on first use.
+// Request and response validators are compiled by EOV lazily, per operation, on first use, and
+// kept per request Content-Type: canonicalContentType shows them a canonical one, so a caller
+// cannot make them compile again with every new spelling.
 //
 // Everything here is written against the exact EOV version pinned in package.json (5.6.2).
 // test/server/validator-adapter.test.ts fails, naming what moved, when another version is
