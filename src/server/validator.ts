@@ -38,26 +38,9 @@
 //     (getSchema) only to take the same object back. Goes when the preprocessor resolves local
 //     references by JSON pointer (no upstream issue found).
 //
-//   - Request validation (requestStep) calls EOV's RequestValidator, but for an operation whose
-//     parameters are plain scalars in the query or path, in their default styles (every
-//     operation of the package's specs), and a request whose query string holds no character
-//     EOV's parameter mutator would act on, it runs what EOV's per-operation middleware runs minus that mutator, which has
-//     nothing to do for such a request yet re-parses the URL and walks every parameter's schema
-//     on every request (some 40 µs of CPU): the same Ajv validators, compiled from the same
-//     schemas (ParametersSchemaParser, BodySchemaParser, useAjvCache under EOV's own cache key),
-//     the same unknown-parameter check (processQueryParam) and the same errors. Anything else
-//     goes to RequestValidator.validate. Goes when EOV skips the mutator for parameters it has
-//     nothing to do for (no upstream issue found).
-//
-//   - Response validation (responseStep) runs ResponseValidator's own munger and its private
-//     _getOrBuildValidator and _validate, but hooks res.json with one shared function instead of
-//     the modded express-mung closure EOV builds per request, and reuses the request step's parse
-//     of the request's Content-Type for the validator cache key. Goes when EOV exposes a
-//     per-answer validation call (no upstream issue found).
-//
-// Request and response validators are compiled by EOV lazily, per operation, on first use, and
-// kept per request Content-Type: canonicalContentType shows them a canonical one, so a caller
-// cannot make them compile again with every new spelling.
+// The per-request steps that run EOV's request and response validators are in
+// validator-steps.ts, with the internals they use. Request and response validators are compiled
+// by EOV lazily, per operation, on first use.
 //
 // Everything here is written against the exact EOV version pinned in package.json (5.6.2).
 // test/server/validator-adapter.test.ts fails, naming what moved, when another version is
@@ -68,18 +51,15 @@ import { OpenApiValidator, type OpenApiValidatorOpts } from "express-openapi-val
 import { OpenAPIFramework } from "express-openapi-validator/dist/framework/index.js";
 import { OpenApiSpecLoader, type Spec } from "express-openapi-validator/dist/framework/openapi.spec.loader.js";
 import { OpenApiContext } from "express-openapi-validator/dist/framework/openapi.context.js";
-import { BadRequest, InternalServerError, MethodNotAllowed, NotFound } from "express-openapi-validator/dist/framework/types.js";
-import { SchemaPreprocessor, httpMethods } from "express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js";
+import { BadRequest, MethodNotAllowed, NotFound } from "express-openapi-validator/dist/framework/types.js";
 import { RequestValidator } from "express-openapi-validator/dist/middlewares/openapi.request.validator.js";
 import { ResponseValidator } from "express-openapi-validator/dist/middlewares/openapi.response.validator.js";
-import { ParametersSchemaParser } from "express-openapi-validator/dist/middlewares/parsers/schema.parse.js";
-import { BodySchemaParser } from "express-openapi-validator/dist/middlewares/parsers/body.parse.js";
-import { dereferenceParameter, normalizeParameter } from "express-openapi-validator/dist/middlewares/parsers/util.js";
-import { ContentType, ajvErrorsToValidatorError, augmentAjvErrors, useAjvCache } from "express-openapi-validator/dist/middlewares/util.js";
+import { SchemaPreprocessor, httpMethods } from "express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js";
 import { createRequire } from "node:module";
 import { createArrayLimitCheck } from "./array-limits.js";
 import type { OpenApiDocument } from "../contract/index.js";
 import { requestState } from "./state.js";
+import { canonicalContentType, requestStep, responseStep, type OpenApiRequestMetadata, type ResponseHook } from "./validator-steps.js";
 
 // path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the package's).
 const requireFromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
@@ -184,16 +164,6 @@ interface RouteEntry {
 interface CompiledRoute extends RouteEntry {
   regexp: RegExp;
   keys: string[];
-}
-
-/** What express-openapi-validator sets on a matched request. */
-export interface OpenApiRequestMetadata {
-  expressRoute: string;
-  openApiRoute: string;
-  pathParams: Record<string, string>;
-  schema: { operationId?: string; [key: string]: unknown };
-  serial: number;
-  _responseSchema?: unknown;
 }
 
 type Paths = Record<string, Record<string, unknown>>;
@@ -303,200 +273,6 @@ export function metadataStep(context: OpenApiContext, responseApiDoc: { paths: P
   };
 }
 
-type ApiDoc = { paths: Paths; components?: { securitySchemes?: Record<string, { type?: string; in?: string }> } };
-type AjvValidate = ((data: unknown) => boolean) & { errors?: unknown[] | null };
-
-interface RequestValidatorInternals {
-  ajv: { errorsText(errors: unknown[], options: { dataVar: string }): string };
-  ajvBody: unknown;
-  requestOpts: { allowUnknownQueryParameters?: boolean };
-  validate(req: Request, res: Response, next: NextFunction): void;
-  processQueryParam(query: unknown, schema: unknown, whiteList?: string[]): void;
-}
-
-/** An operation's validators when the mutator has nothing to do for it; "eov" sends it to EOV's path. */
-type Plan = { general: AjvValidate; body: AjvValidate; queryProperties: unknown; allowUnknownQuery: boolean } | "eov";
-
-const SCALAR_TYPES = new Set(["string", "integer", "number", "boolean"]);
-// A query string of these characters needs none of the mutator's work: no reserved character
-// in a value (EOV refuses those unencoded, "," included for an exploded form parameter), no
-// bracket notation, nothing url.parse would escape.
-const PLAIN_URL = /^[^?#]*(\?[A-Za-z0-9\-._~%=&]*)?$/;
-const PLAN_LIMIT = 1024;
-const CONTENT_TYPE_LIMIT = 64;
-
-const contentTypes = new Map<string, ContentType>();
-const notProvided = ContentType.fromString(undefined as unknown as string);
-
-/** ContentType.from(req), each distinct header parsed once (at most CONTENT_TYPE_LIMIT kept). */
-function contentTypeOf(req: Request): ContentType {
-  const header = req.headers["content-type"];
-  if (header === undefined) return notProvided;
-  let found = contentTypes.get(header);
-  if (!found) {
-    found = ContentType.fromString(header);
-    if (contentTypes.size < CONTENT_TYPE_LIMIT) contentTypes.set(header, found);
-  }
-  return found;
-}
-
-/** EOV's key for an operation's validators: method, Express route, normalised request Content-Type. */
-function validatorKey(req: Request, openapi: OpenApiRequestMetadata, contentType: ContentType): string {
-  return `${req.method}-${openapi.expressRoute}-${contentType.normalize() ?? "not_provided"}`;
-}
-
-/**
- * EOV's request validation (RequestValidator.validate) with the fast path described at the top:
- * the same checks and errors, without the parameter mutator where it has nothing to do.
- */
-export function requestStep(validator: RequestValidator, apiDoc: ApiDoc): RequestHandler {
-  const eov = validator as unknown as RequestValidatorInternals;
-  // EOV exempts query parameters carrying an API key from the unknown-parameter check: with such
-  // a scheme anywhere, every request takes EOV's path.
-  const queryKeyScheme = Object.values(apiDoc.components?.securitySchemes ?? {}).some((scheme) => scheme.type === "apiKey" && scheme.in === "query");
-  const plans = new Map<string, Plan>();
-
-  function isPlainOperation(schema: { parameters?: unknown[] }, expressRoute: string): boolean {
-    if (queryKeyScheme || expressRoute.endsWith("*")) return false;
-    for (const given of schema.parameters ?? []) {
-      const parameter = dereferenceParameter(apiDoc as never, given as never) as { in?: string; content?: unknown; style?: unknown; explode?: unknown; allowReserved?: unknown };
-      // normalizeParameter gives the parameter its default style and explode, as EOV's parsers do.
-      const normalized = normalizeParameter(eov.ajv as never, parameter as never).schema as unknown as Record<string, unknown>;
-      if (parameter.content !== undefined || parameter.allowReserved) return false;
-      if (!(parameter.in === "query" && parameter.style === "form" && parameter.explode === true) && !(parameter.in === "path" && parameter.style === "simple" && parameter.explode === false)) return false;
-      if (!SCALAR_TYPES.has(normalized.type as string) || ["oneOf", "anyOf", "allOf", "$ref", "properties", "items"].some((key) => key in normalized)) return false;
-    }
-    return true;
-  }
-
-  /** RequestValidator.buildMiddleware's validators (its private Validator class), for a plain operation. */
-  function plan(openapi: OpenApiRequestMetadata, contentType: ContentType, key: string): Plan {
-    const schema = openapi.schema as { parameters?: unknown[]; "x-eov-allow-unknown-query-parameters"?: unknown; "x-allow-unknown-query-parameters"?: unknown };
-    if (contentType.mediaType === "multipart/form-data" || !isPlainOperation(schema, openapi.expressRoute)) return "eov";
-    let body: Record<string, unknown>;
-    let parameters: Record<string, unknown>;
-    try {
-      parameters = new ParametersSchemaParser(eov.ajv as never, apiDoc as never).parse(openapi.expressRoute, schema.parameters as never) as unknown as Record<string, unknown>;
-      body = new BodySchemaParser().parse(openapi.expressRoute, schema as never, contentType) as Record<string, unknown>;
-    } catch {
-      // An unsupported media type and the like: EOV's path throws its own error for it.
-      return "eov";
-    }
-    const general = { paths: apiDoc.paths, components: apiDoc.components, required: ["query", "headers", "params"], properties: { ...parameters, body: {} } };
-    const binary = body.format === "binary";
-    const bodySchema: Record<string, unknown> = { paths: apiDoc.paths, components: apiDoc.components, properties: { query: {}, headers: {}, params: {}, cookies: {}, body: binary ? {} : body } };
-    if (body.required && !binary) bodySchema.required = ["body"];
-    if ((body as { _discriminator?: unknown })._discriminator !== undefined) return "eov";
-    const allowUnknown = schema["x-eov-allow-unknown-query-parameters"] ?? schema["x-allow-unknown-query-parameters"] ?? eov.requestOpts.allowUnknownQueryParameters;
-    return {
-      general: useAjvCache(eov.ajv as never, general, key) as AjvValidate,
-      body: useAjvCache(eov.ajvBody as never, bodySchema, key) as AjvValidate,
-      queryProperties: parameters.query,
-      allowUnknownQuery: !!allowUnknown,
-    };
-  }
-
-  return (req, res, next) => {
-    const openapi = (req as Request & { openapi?: OpenApiRequestMetadata }).openapi;
-    if (!openapi || !PLAIN_URL.test(req.originalUrl)) return eov.validate(req, res, next);
-    const contentType = contentTypeOf(req);
-    // EOV's cache key, so both paths share the compiled validators.
-    const key = validatorKey(req, openapi, contentType);
-    let found = plans.get(key);
-    if (found === undefined) {
-      found = plan(openapi, contentType, key);
-      if (plans.size < PLAN_LIMIT) plans.set(key, found);
-    }
-    if (found === "eov") return eov.validate(req, res, next);
-    if (Object.keys(openapi.pathParams).length > 0) req.params = openapi.pathParams;
-    // Express 5 parses req.query on every read: keep the one object Ajv coerces (as EOV does).
-    const query = req.query as Record<string, unknown>;
-    const descriptor = Object.getOwnPropertyDescriptor(req, "query");
-    Object.defineProperty(req, "query", { writable: true, value: query });
-    if (!found.allowUnknownQuery) eov.processQueryParam(query, found.queryProperties, []);
-    if (descriptor) Object.defineProperty(req, "query", descriptor);
-    const withCookies = req as Request & { cookies?: object; signedCookies?: object };
-    const cookies = withCookies.cookies ? { ...withCookies.cookies, ...withCookies.signedCookies } : undefined;
-    const data = { query: query ?? {}, headers: req.headers, params: req.params, cookies, body: req.body as unknown };
-    const valid = found.general(data);
-    const validBody = found.body(data);
-    if (valid && validBody) return next();
-    const errors = augmentAjvErrors([...(found.general.errors ?? []), ...(found.body.errors ?? [])] as never);
-    const error = new BadRequest({ path: req.path, message: eov.ajv.errorsText(errors, { dataVar: "request" }) });
-    error.errors = ajvErrorsToValidatorError(400, errors).errors;
-    throw error;
-  };
-}
-
-interface ResponseValidatorInternals {
-  serial: number;
-  eovOptions: { onError?: (error: unknown, body: unknown, req: Request) => void };
-  validatorsCache: Record<string, unknown>;
-  buildValidators(responses: unknown, key: string): unknown;
-  _validate(args: { validators: unknown; body: unknown; statusCode: number; path: string; accepts: string[] }): void;
-}
-
-/** What responseStep keeps on a response between hooking res.json and the answer. */
-const HOOKED = Symbol("response validation hook");
-type Hooked = Response & { [HOOKED]?: { json: Response["json"]; next: NextFunction } };
-
-/** Hooks response validation into a response; an unexpected failure of the check itself goes to `onError`. */
-export type ResponseHook = (res: Response, onError: NextFunction) => void;
-
-/**
- * EOV's response validation (ResponseValidator.validate()): the same munger over the answer
- * given to res.json, with mung's rules (an answer of status 500 and above, or after the headers
- * went out, is not checked; null answers 204; an unexpected throw goes to `onError`).
- */
-export function responseStep(validator: ResponseValidator): ResponseHook {
-  const eov = validator as unknown as ResponseValidatorInternals;
-
-  function check(req: Request, res: Response, body: unknown): void {
-    const openapi = (req as Request & { openapi?: OpenApiRequestMetadata }).openapi;
-    if (!openapi || eov.serial != openapi.serial) return;
-    // ResponseValidator._getOrBuildValidator, with the request's Content-Type parsed once.
-    const key = validatorKey(req, openapi, contentTypeOf(req));
-    let validators = eov.validatorsCache[key];
-    if (!validators) {
-      validators = eov.buildValidators((openapi._responseSchema as { responses?: unknown } | undefined)?.responses, key);
-      eov.validatorsCache[key] = validators;
-    }
-    const contentType = res.getHeader("content-type");
-    const accept = req.headers.accept;
-    const accepts = contentType ? [contentType as string] : accept ? accept.split(",").map((type) => type.trim()) : [];
-    try {
-      eov._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts });
-    } catch (error) {
-      if (error instanceof InternalServerError && eov.eovOptions.onError) eov.eovOptions.onError(error, body, req);
-      else throw error;
-    }
-  }
-
-  function checkedJson(this: Hooked, body: unknown): Response {
-    const res = this;
-    const hooked = res[HOOKED];
-    if (!hooked) throw new Error("response validation hook lost its writer");
-    res[HOOKED] = undefined;
-    res.json = hooked.json;
-    if (res.headersSent) return res;
-    if (res.statusCode >= 500) return hooked.json.call(res, body);
-    try {
-      check(res.req, res, body);
-    } catch (error) {
-      hooked.next(error);
-      return res;
-    }
-    if (res.headersSent) return res;
-    if (body === null) return res.status(204).end();
-    return hooked.json.call(res, body);
-  }
-
-  return (res, onError) => {
-    (res as Hooked)[HOOKED] = { json: res.json, next: onError };
-    res.json = checkedJson;
-  };
-}
-
 export interface SpecValidator {
   /** Express middleware: matches the operation, validates the request, hooks response validation. */
   handle: RequestHandler;
@@ -530,37 +306,6 @@ export async function prepareSpec(spec: OpenApiDocument, options: { prefill?: bo
   return { validator, context, responseApiDoc };
 }
 
-/**
- * The request's Content-Type as the validators see it: none at all for an operation without a
- * request body, "application/json" for any JSON one (other parameters dropped). EOV keys its
- * compiled validators by the normalised request Content-Type, so every new spelling an
- * authenticated caller sends (`text/x-1`, `text/x-2`, or `application/json; x=1`, ...) would
- * otherwise compile the operation's validators again: some 120 ms of CPU and 0.5 MB kept, per
- * request. Neither change alters what EOV decides: JSON parameters do not change the body schema
- * it picks (it falls back to the bare media type), and without a request body the type is not
- * read. A body that is not JSON never gets here (requireJson), so the types left as sent are
- * those of empty requests to operations that take a body, which EOV refuses (415) before it
- * compiles anything.
- */
-// As BodySchemaParser decides whether an operation reads a body (the preprocessor may leave a
-// null requestBody on one that does not).
-const hasRequestBodyContent = (operation: Record<string, unknown>): boolean =>
-  typeof operation.requestBody === "object" && operation.requestBody !== null && Object.hasOwn(operation.requestBody, "content");
-
-export function canonicalContentType(req: Request): void {
-  const header = req.headers["content-type"];
-  const openapi = (req as Request & { openapi?: OpenApiRequestMetadata }).openapi;
-  if (header === undefined || openapi === undefined) return;
-  if (!hasRequestBodyContent(openapi.schema)) {
-    delete req.headers["content-type"];
-    return;
-  }
-  if (header === "application/json") return;
-  const semicolon = header.indexOf(";");
-  const mediaType = (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
-  if (mediaType === "application/json") req.headers["content-type"] = "application/json";
-}
-
 export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
   type Steps = { metadata: (req: Request) => void; arrays: (req: Request) => void; request: RequestHandler; response: ResponseHook };
   let steps: Steps | undefined;
@@ -572,7 +317,7 @@ export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
         metadata: metadataStep(context, responseApiDoc),
         arrays: createArrayLimitCheck(context.apiDoc as unknown as Record<string, unknown>),
         // What OpenApiValidator's private requestValidationMiddleware builds, with the fast path.
-        request: requestStep(new RequestValidator(context.apiDoc as never, internals.ajvOpts.request as never), context.apiDoc as unknown as ApiDoc),
+        request: requestStep(new RequestValidator(context.apiDoc as never, internals.ajvOpts.request as never), context.apiDoc as unknown as Parameters<typeof requestStep>[1]),
         // What OpenApiValidator's private responseValidationMiddleware builds, hooked more cheaply.
         response: responseStep(new ResponseValidator(responseApiDoc as never, internals.ajvOpts.response as never, internals.options.validateResponses as never, context.serial)),
       };

@@ -1,4 +1,4 @@
-// The server kit's validator (src/server/validator.ts) is assembled from express-openapi-validator
+// The server kit's validator (src/server/validator.ts and validator-steps.ts) is assembled from express-openapi-validator
 // internals: dist/ modules, private fields and methods, and the path-to-regexp EOV resolves.
 // None of that is EOV's public API, so any release may move it. These tests fail loudly, naming
 // what moved, when the installed EOV is not the version the adapter was written against or when
@@ -15,7 +15,7 @@ import { loadBundle } from "../../src/contract/index.js";
 import { createSpecValidator, prepareSpec, validatorOptions } from "../../src/server/validator.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
-const RECHECK = "re-check every internal src/server/validator.ts uses (listed in the comment at its top) against the new version, then update the pin";
+const RECHECK = "re-check every internal src/server/validator.ts and validator-steps.ts use (listed in the comments at their tops) against the new version, then update the pin";
 const require = createRequire(import.meta.url);
 const fromValidator = createRequire(require.resolve("express-openapi-validator"));
 
@@ -41,7 +41,7 @@ function checkPinned(installed: string, manifest: { devDependencies: Shape; peer
   for (const field of ["devDependencies", "peerDependencies"] as const) {
     const pinned = manifest[field]["express-openapi-validator"];
     if (pinned !== installed) {
-      throw new Error(`express-openapi-validator ${installed} is installed but package.json's ${field} pins ${String(pinned)}: the kit's adapter (src/server/validator.ts) is written against the pinned version only; ${RECHECK}.`);
+      throw new Error(`express-openapi-validator ${installed} is installed but package.json's ${field} pins ${String(pinned)}: the kit's adapter (src/server/validator.ts, validator-steps.ts) is written against the pinned version only; ${RECHECK}.`);
     }
   }
 }
@@ -55,7 +55,7 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
 
   it("the guards fail, naming what to re-check, on another version or another shape", () => {
     expect(() => checkPinned("5.7.0", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "5.6.2" } })).toThrow(
-      /express-openapi-validator 5\.7\.0 is installed but package\.json's devDependencies pins 5\.6\.2.*re-check every internal src\/server\/validator\.ts uses/,
+      /express-openapi-validator 5\.7\.0 is installed but package\.json's devDependencies pins 5\.6\.2.*re-check every internal src\/server\/validator\.ts and validator-steps\.ts use/,
     );
     expect(() => checkPinned("5.6.2", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "^5.6.2" } })).toThrow(/peerDependencies pins \^5\.6\.2/);
     expect(() => expectKind("SchemaPreprocessor", "resolvedSchemaCache", {}, "map")).toThrow("express-openapi-validator internal changed: SchemaPreprocessor.resolvedSchemaCache is object, the kit's adapter expects map");
