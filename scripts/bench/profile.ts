@@ -4,7 +4,10 @@
 // windows count, and each frame's share of the samples is scaled to the CPU the process really
 // used in the window (/proc), so the figures are µs of CPU per request.
 //
-//   npm run bench:profile [-- --quick]      (MOP_BENCH_TOP=N: how many frames each table lists; 25)
+//   npm run bench:profile [-- --quick]
+//   MOP_BENCH_PROFILE_TARGETS=sandbox     only these of sandbox,bare-express (comma-separated)
+//   MOP_BENCH_PROFILE_AMOUNT=N            requests measured per operation (default 20,000; --quick 5,000)
+//   MOP_BENCH_TOP=N                       how many frames each table lists (default 25)
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +19,14 @@ import { parseFlags, table, type Cell } from "./lib/report.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
 const flags = parseFlags(process.argv.slice(2));
-const amount = flags.quick ? 5_000 : 20_000;
+const amount = Number(process.env.MOP_BENCH_PROFILE_AMOUNT ?? (flags.quick ? 5_000 : 20_000));
+const TARGETS = ["sandbox", "bare-express"];
+const targets = (process.env.MOP_BENCH_PROFILE_TARGETS ?? TARGETS.join(",")).split(",");
+const unknown = targets.filter((name) => !TARGETS.includes(name));
+if (unknown.length > 0 || !Number.isInteger(amount) || amount < 4) {
+  process.stderr.write(unknown.length > 0 ? `unknown target(s) ${unknown.join(", ")}; known: ${TARGETS.join(", ")}\n` : `MOP_BENCH_PROFILE_AMOUNT must be an integer of at least 4\n`);
+  process.exit(2);
+}
 const top = Number(process.env.MOP_BENCH_TOP ?? 25);
 const root = packageRoot();
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -60,7 +70,7 @@ function stop(child: ChildProcess): Promise<void> {
 
 const hrtimeUs = () => Number(process.hrtime.bigint() / 1000n);
 
-for (const name of (process.env.MOP_BENCH_PROFILE_TARGETS ?? "sandbox,bare-express").split(",")) {
+for (const name of targets) {
   const dir = mkdtempSync(join(tmpdir(), `mop-profile-${name}-`));
   try {
     const server = await start(name, dir);
