@@ -9,6 +9,7 @@ import { stringifyJson } from "../json/index.js";
 import { unwrapEnvelope, type EnvelopeDialect, type RawResult } from "./envelope.js";
 import { ClientConfigError, MerchantOpenPlatformError, TimeoutError } from "./errors.js";
 import { operationIndex, type OperationTable } from "./operations.js";
+import type { HeaderTarget } from "./middleware.js";
 import { assertMiddleware, type FetchLike, type ResolvedRetry } from "./options.js";
 import { withRetries } from "./retry.js";
 import { createClientFetch, createDirectFetch } from "./transport.js";
@@ -23,7 +24,7 @@ export interface CoreSettings {
   /** Signing or bearer middleware; always runs after every other request middleware. */
   auth: Middleware;
   /** What `auth` does, on headers and the body text: the direct path's authentication. */
-  authorize: (headers: Headers, body: string | undefined) => void;
+  authorize: (headers: HeaderTarget, body: string | undefined) => void;
   /** The app's own middleware, run before auth. */
   middleware: Middleware[];
   operations: OperationTable;
@@ -42,7 +43,7 @@ type DirectInit = { params?: { header?: Record<string, string>; path?: Record<st
 const OPENAPI_FETCH_OPTIONS = ["fetch", "Request", "baseUrl", "querySerializer", "bodySerializer", "pathSerializer"];
 
 export interface ClientCore {
-  send(method: string, schemaPath: string, init: unknown, dataMode?: boolean): Promise<RawResult>;
+  send(method: string, schemaPath: string, init: unknown, dataMode?: boolean, operationId?: string): Promise<RawResult>;
   call(operationId: string, init: unknown): Promise<unknown>;
   use(...middleware: Middleware[]): void;
   eject(...middleware: Middleware[]): void;
@@ -68,6 +69,18 @@ export function methodsOf(core: ClientCore) {
     TRACE: method("TRACE"),
     use: (...middleware: Middleware[]) => core.use(...middleware),
     eject: (...middleware: Middleware[]) => core.eject(...middleware),
+  };
+}
+
+/** A plain header record behind the HeaderTarget face, with Headers' case-insensitive names. */
+function recordTarget(record: Record<string, string>): HeaderTarget {
+  const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  return {
+    set(name, value) {
+      for (const key of Object.keys(record)) if (key !== name && sameName(key, name)) delete record[key];
+      record[name] = value;
+    },
+    has: (name) => Object.keys(record).some((key) => sameName(key, name)),
   };
 }
 
@@ -101,8 +114,16 @@ export function createClientCore(settings: CoreSettings): ClientCore {
   async function direct(method: string, schemaPath: string, init: Init, signal: AbortSignal): Promise<RawResult> {
     const { params = {}, body, headers, parseAs: _parseAs, middleware: _none, signal: _appSignal, ...rest } = init as Init & DirectInit;
     const text = body === undefined ? undefined : stringifyJson(body);
-    const finalHeaders = mergeHeaders(text === undefined ? {} : { "Content-Type": "application/json" }, headers, params.header);
-    settings.authorize(finalHeaders, text);
+    let finalHeaders: Headers | Record<string, string>;
+    if (headers === undefined && params.header === undefined) {
+      // Nothing of the app's to merge: a plain record, which fetch reads without a Headers
+      // object in between (the authentication's values are checked where they are made).
+      finalHeaders = text === undefined ? {} : { "Content-Type": "application/json" };
+      settings.authorize(recordTarget(finalHeaders), text);
+    } else {
+      finalHeaders = mergeHeaders(text === undefined ? {} : { "Content-Type": "application/json" }, headers, params.header);
+      settings.authorize(finalHeaders, text);
+    }
     const url = createFinalURL(schemaPath, { baseUrl: settings.baseUrl, params, querySerializer, pathSerializer: defaultPathSerializer });
     const response = await directFetch({ url, init: { ...rest, method, headers: finalHeaders, body: text ?? null, signal } });
     const ok = response.status >= 200 && response.status <= 299;
@@ -117,10 +138,16 @@ export function createClientCore(settings: CoreSettings): ClientCore {
     let timedOut = false;
     // Settles on abort even if an injected fetch ignores its signal; rejected by whoever aborts
     // (a listener on the signal per attempt cost more than the rest of the attempt's set-up).
+    // The direct path over the global fetch settles on abort by itself (no middleware to
+    // stall, and fetch honours its signal while the body is read): raced against nothing.
+    const viaDirect = dataMode && isDirect(init);
     let rejectAborted: (reason: unknown) => void = () => {};
-    const aborted = new Promise<never>((_, reject) => {
-      rejectAborted = reject;
-    });
+    const aborted =
+      viaDirect && settings.fetch === undefined
+        ? undefined
+        : new Promise<never>((_, reject) => {
+            rejectAborted = reject;
+          });
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new TimeoutError({ method, url: settings.baseUrl + schemaPath, timeoutMs: settings.timeoutMs, operationId }));
@@ -132,7 +159,7 @@ export function createClientCore(settings: CoreSettings): ClientCore {
     };
     appSignal?.addEventListener("abort", onAppAbort, { once: true });
     try {
-      const call = dataMode && isDirect(init)
+      const call = viaDirect
         ? direct(method, schemaPath, init, controller.signal)
         : (inner.request(method.toLowerCase() as "get", schemaPath as never, {
             ...init,
@@ -140,7 +167,7 @@ export function createClientCore(settings: CoreSettings): ClientCore {
             // Keeps the authentication last, after the app's global and per-call middleware.
             middleware: [...(init.middleware ?? []), settings.auth],
           } as never) as Promise<RawResult>);
-      return await Promise.race([call, aborted]);
+      return await (aborted === undefined ? call : Promise.race([call, aborted]));
     } catch (error) {
       if (timedOut) throw controller.signal.reason;
       if (appSignal?.aborted) throw appSignal.reason;
@@ -153,7 +180,7 @@ export function createClientCore(settings: CoreSettings): ClientCore {
   }
 
   /** dataMode: a call() (its answer is only read as an envelope), which may take the direct path. */
-  async function send(method: string, schemaPath: string, given: unknown, dataMode = false): Promise<RawResult> {
+  async function send(method: string, schemaPath: string, given: unknown, dataMode = false, knownOperationId?: string): Promise<RawResult> {
     if (given !== undefined && (typeof given !== "object" || given === null)) {
       throw new ClientConfigError("init", `the request options must be an object, got ${given === null ? "null" : typeof given}`);
     }
@@ -163,7 +190,7 @@ export function createClientCore(settings: CoreSettings): ClientCore {
       init.middleware.forEach((m, i) => assertMiddleware(m, `middleware[${i}]`));
     }
     const upper = method.toUpperCase();
-    const operationId = findOperation(upper, schemaPath);
+    const operationId = knownOperationId ?? findOperation(upper, schemaPath);
     const canRetry = upper === "GET" || (operationId !== undefined && settings.idempotentOperations.has(operationId));
     return withRetries(() => attempt(upper, schemaPath, init, operationId, dataMode), {
       canRetry,
@@ -182,7 +209,7 @@ export function createClientCore(settings: CoreSettings): ClientCore {
       throw new ClientConfigError("init", `the options of ${operationId} must be an object`);
     }
     // Text, so openapi-fetch never JSON.parses a success body; the envelope is parsed losslessly.
-    const result = await send(operation.method, operation.path, { ...(given as object | undefined), parseAs: "text" }, true);
+    const result = await send(operation.method, operation.path, { ...(given as object | undefined), parseAs: "text" }, true, operationId);
     return unwrapEnvelope(result, operationId, settings.dialect);
   }
 

@@ -41,11 +41,17 @@ export function createRequestSigner(options: SigningMiddlewareOptions): (request
   };
 }
 
+/** What the authentication writes its headers into: a Headers, or the direct path's plain record (core.ts). */
+export interface HeaderTarget {
+  set(name: string, value: string): void;
+  has(name: string): boolean;
+}
+
 /**
  * Sets the four signature headers on `headers`, over `body` exactly as it will be sent (the
  * client's direct path signs the JSON text it is about to send, with no Request to read back).
  */
-export function createHeaderSigner(options: SigningMiddlewareOptions): (headers: Headers, body: string | Uint8Array | undefined) => void {
+export function createHeaderSigner(options: SigningMiddlewareOptions): (headers: HeaderTarget, body: string | Uint8Array | undefined) => void {
   const { appKey, appSecret, now, nonce } = options;
   return (target, body) => {
     let headers;
@@ -101,7 +107,7 @@ export function bearerMiddleware(apiKey: string): Middleware {
 }
 
 /** Sets Authorization: Bearer <API_KEY>, and Content-Type: application/json when missing. */
-export function bearerHeaders(apiKey: string): (headers: Headers) => void {
+export function bearerHeaders(apiKey: string): (headers: HeaderTarget) => void {
   return (headers) => {
     headers.set("Authorization", `Bearer ${apiKey}`);
     if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");

@@ -228,7 +228,7 @@ export function createClientFetch(settings: ClientFetchSettings): FetchLike {
 /** What the client's direct path sends: the final URL and the fetch init (method, headers, body, signal). */
 export interface DirectRequest {
   url: string;
-  init: RequestInit & { method: string; signal: AbortSignal; headers: Headers };
+  init: RequestInit & { method: string; signal: AbortSignal; headers: Headers | Record<string, string> };
 }
 
 /**

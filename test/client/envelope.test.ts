@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
 import {
@@ -108,6 +110,30 @@ describe("the data mode", () => {
     const error = await rejection(client.call("listStores"));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ timeoutMs: 50, operationId: "listStores" });
+  });
+
+  it("throws TimeoutError when the headers arrive but the body stalls (the global fetch, raced against nothing)", async () => {
+    // Half a body, then silence: the direct path relies on fetch honouring its signal while
+    // the body is read, with no race of its own.
+    const stalled = createServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "100" });
+      res.write('{"code":0,"msg":"success","data":');
+    });
+    await new Promise<void>((resolve) => stalled.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = stalled.address() as AddressInfo;
+      const client = createSignedClient({ baseUrl: `http://127.0.0.1:${port}/open-api/v1`, appKey, appSecret, retry: false, timeoutMs: 50 });
+      const error = await rejection(client.call("listStores"));
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(error).toMatchObject({ timeoutMs: 50, operationId: "listStores" });
+      const controller = new AbortController();
+      const aborted = client.call("listStores", { signal: controller.signal });
+      setTimeout(() => controller.abort(new Error("user navigated away")), 10);
+      await expect(aborted).rejects.toThrow("user navigated away");
+    } finally {
+      stalled.closeAllConnections();
+      await new Promise((resolve) => stalled.close(resolve));
+    }
   });
 
   it("throws TimeoutError even when an injected fetch ignores the abort signal", async () => {
