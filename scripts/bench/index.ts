@@ -20,7 +20,7 @@ import { runConformance } from "../../src/conformance/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { createMemoryNonceStore, signRequestHeaders, verifySignedRequest } from "../../src/signing/index.js";
 import { runLoad, signedRequest, type LoadRequest, type LoadResult } from "./lib/load.js";
-import { machine, median, parseFlags, percentileOf, table, writeResults, type Cell } from "./lib/report.js";
+import { machine, median, parseFlags, percentileOf, runtimeWarning, table, writeResults, type Cell } from "./lib/report.js";
 import { proxyLatency } from "./proxy.js";
 import { validatorComparison } from "./validator.js";
 import { CREDENTIALS, startSandboxProcess, startStubProcess, startTarget, TARGETS, type ServerProcess, type TargetName } from "./lib/processes.js";
@@ -394,12 +394,16 @@ const sections: [string, () => Promise<void>][] = [
 ];
 const started = performance.now();
 out(`Benchmarks on ${JSON.stringify(machine())}${quick ? " (quick pass)" : ""}`);
+const unsupportedRuntime = runtimeWarning();
+if (unsupportedRuntime) out(`WARNING: ${unsupportedRuntime}`);
+results.runtimeWarning = unsupportedRuntime ?? null;
 for (const [name, run] of sections) if (wants(name)) await run();
 results.totalSeconds = (performance.now() - started) / 1000;
 results.summary = summary;
 if (summary.length > 0) {
   out(table("Summary: the goals of this run", ["goal", "where", "result", "met"], summary.map((row) => [row.goal, row.scope, row.result, row.met ? "met" : "NOT MET"])));
-  out(`${summary.filter((row) => row.met).length} of ${summary.length} met; load average at the end ${loadavg().map((n) => n.toFixed(1)).join(" ")} on ${availableParallelism()} cores.`);
+  out(`${summary.filter((row) => row.met).length} of ${summary.length} met on Node.js ${process.version}; load average at the end ${loadavg().map((n) => n.toFixed(1)).join(" ")} on ${availableParallelism()} cores.`);
+  if (unsupportedRuntime) out(`WARNING: ${unsupportedRuntime}`);
 }
 const file = writeResults("bench", results);
 out(`\nDone in ${Math.round((performance.now() - started) / 1000)} s; results in ${file}`);

@@ -1,5 +1,5 @@
 // Printing results as tables and keeping them as JSON (bench-results/, git-ignored).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { packageRoot } from "../../../src/util/package-root.js";
@@ -34,6 +34,27 @@ export function machine(): Record<string, unknown> {
     cpuModel: cpu[0]?.model ?? "unknown",
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
   };
+}
+
+/**
+ * A warning when the running Node.js is below the package's `engines` range (">=MAJOR.MINOR…"):
+ * its figures then describe a runtime the package does not support, and the ratios move with the
+ * runtime (bare Express gains more from a newer Node than the sandbox or Prism do). undefined
+ * when the version is in range.
+ */
+export function runtimeWarning(version: string = process.version, engines: string = packageEngines()): string | undefined {
+  const floor = /^>=\s*v?(\d+)\.(\d+)/.exec(engines.trim());
+  const running = /^v?(\d+)\.(\d+)/.exec(version);
+  if (!floor || !running) return undefined;
+  const [wantMajor, wantMinor] = [Number(floor[1]), Number(floor[2])];
+  const [major, minor] = [Number(running[1]), Number(running[2])];
+  if (major > wantMajor || (major === wantMajor && minor >= wantMinor)) return undefined;
+  return `Node.js ${version} is below the package's engines (${engines}): these figures describe a runtime it does not support. Run the benchmarks on a supported one, e.g. \`npx -p node@24 npm run bench\`.`;
+}
+
+function packageEngines(): string {
+  const manifest = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { engines?: { node?: string } };
+  return manifest.engines?.node ?? "";
 }
 
 /** Writes bench-results/<name>-<time>.json and bench-results/<name>-latest.json; answers the first path. */
