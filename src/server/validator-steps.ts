@@ -21,8 +21,13 @@
 //   - Response validation (responseStep) runs ResponseValidator's own munger and its private
 //     _getOrBuildValidator and _validate, but hooks res.json with one shared function instead of
 //     the modded express-mung closure EOV builds per request, and reuses the request step's parse
-//     of the request's Content-Type for the validator cache key. Goes when EOV exposes a
-//     per-answer validation call (no upstream issue found).
+//     of the request's Content-Type for the validator cache key. _validate's choice of Ajv
+//     validator (by status, then findResponseContent over the accepted types, then
+//     canValidateContentType) depends on nothing else, so it is made once per status and
+//     header and the chosen validator then runs alone, with _validate's error built as it
+//     builds it (ajvBody.errorsText); every answer it would not validate plainly (no schema for
+//     the status, no content, a null body, a type it cannot validate) still goes to _validate.
+//     Goes when EOV exposes a per-answer validation call (no upstream issue found).
 //
 // Both are keyed, as EOV keys them, by the request's Content-Type: canonicalContentType shows
 // the validators a canonical one, so a caller cannot make them compile again with every new
@@ -34,7 +39,7 @@ import type { ResponseValidator } from "express-openapi-validator/dist/middlewar
 import { ParametersSchemaParser } from "express-openapi-validator/dist/middlewares/parsers/schema.parse.js";
 import { BodySchemaParser } from "express-openapi-validator/dist/middlewares/parsers/body.parse.js";
 import { dereferenceParameter, normalizeParameter } from "express-openapi-validator/dist/middlewares/parsers/util.js";
-import { ContentType, ajvErrorsToValidatorError, augmentAjvErrors, useAjvCache } from "express-openapi-validator/dist/middlewares/util.js";
+import { ContentType, ajvErrorsToValidatorError, augmentAjvErrors, findResponseContent, useAjvCache } from "express-openapi-validator/dist/middlewares/util.js";
 
 /** What express-openapi-validator sets on a matched request. */
 export interface OpenApiRequestMetadata {
@@ -176,8 +181,38 @@ interface ResponseValidatorInternals {
   serial: number;
   eovOptions: { onError?: (error: unknown, body: unknown, req: Request) => void };
   validatorsCache: Record<string, unknown>;
+  ajvBody: { errorsText(errors: unknown[], options: { dataVar: string }): string };
   buildValidators(responses: unknown, key: string): unknown;
+  canValidateContentType(contentType: string): boolean;
   _validate(args: { validators: unknown; body: unknown; statusCode: number; path: string; accepts: string[] }): void;
+}
+
+/** The Ajv validator _validate would run for one status and one list of accepted types, or "eov" for anything but that plain case. */
+type AnswerPlan = AjvValidate | "eov";
+const ANSWER_PLAN_LIMIT = 64;
+
+/**
+ * The choice ResponseValidator._validate makes before it validates: the status's validators
+ * (exact, then 2XX-style, then default), the content type (findResponseContent over the
+ * accepted types, else the first declared), and whether that type is JSON. Every case where
+ * _validate would answer without validating (no schema for the status, no content declared,
+ * a type it cannot validate) is "eov", and _validate itself then runs.
+ */
+function planAnswer(eov: ResponseValidatorInternals, validators: unknown, status: number, accepts: string[]): AnswerPlan {
+  const byStatus = validators as Record<string, Record<string, AjvValidate> | undefined>;
+  const code = String(status);
+  const chosen = Object.hasOwn(byStatus, code) ? byStatus[code] : Object.hasOwn(byStatus, `${code[0]}XX`) ? byStatus[`${code[0]}XX`] : byStatus.default;
+  if (!chosen) return "eov";
+  const types = Object.keys(chosen);
+  const type = findResponseContent(accepts, types) || types[0];
+  const validator = type === undefined ? undefined : chosen[type];
+  if (type === undefined || typeof validator !== "function") return "eov";
+  try {
+    if (!eov.canValidateContentType(type)) return "eov";
+  } catch {
+    // _validate validates when the type cannot be parsed.
+  }
+  return validator;
 }
 
 /** What responseStep keeps on a response between hooking res.json and the answer. */
@@ -194,6 +229,7 @@ export type ResponseHook = (res: Response, onError: NextFunction) => void;
  */
 export function responseStep(validator: ResponseValidator): ResponseHook {
   const eov = validator as unknown as ResponseValidatorInternals;
+  const answerPlans = new WeakMap<object, Map<string, AnswerPlan>>();
 
   function check(req: Request, res: Response, body: unknown): void {
     const openapi = (req as Request & { openapi?: OpenApiRequestMetadata }).openapi;
@@ -207,9 +243,25 @@ export function responseStep(validator: ResponseValidator): ResponseHook {
     }
     const contentType = res.getHeader("content-type");
     const accept = req.headers.accept;
-    const accepts = contentType ? [contentType as string] : accept ? accept.split(",").map((type) => type.trim()) : [];
+    const accepts = (): string[] => (contentType ? [contentType as string] : accept ? accept.split(",").map((type) => type.trim()) : []);
     try {
-      eov._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts });
+      // _validate's choice of validator depends only on the status and the accepted types:
+      // made once per validators, status and header, then the chosen Ajv validator runs alone.
+      let plans = answerPlans.get(validators as object);
+      if (!plans) answerPlans.set(validators as object, (plans = new Map()));
+      const planKey = `${res.statusCode} ${contentType ? `type ${String(contentType)}` : `accept ${accept ?? ""}`}`;
+      let plan = plans.get(planKey);
+      if (plan === undefined) {
+        plan = planAnswer(eov, validators, res.statusCode, accepts());
+        if (plans.size < ANSWER_PLAN_LIMIT) plans.set(planKey, plan);
+      }
+      if (plan === "eov" || body === undefined || body === null) {
+        eov._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts: accepts() });
+      } else if (!plan({ response: body })) {
+        // The error _validate throws, built as it builds it.
+        const errors = augmentAjvErrors(plan.errors as never);
+        throw new InternalServerError({ path: req.originalUrl, errors: ajvErrorsToValidatorError(500, errors).errors, message: eov.ajvBody.errorsText(errors, { dataVar: "" }) });
+      }
     } catch (error) {
       if (error instanceof InternalServerError && eov.eovOptions.onError) eov.eovOptions.onError(error, body, req);
       else throw error;

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../../src/json/index.js";
 import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/server/int64.js";
 import { loadBundle } from "../../src/contract/index.js";
+import { requestState } from "../../src/server/state.js";
 import { createSpecValidator, metadataStep, prepareSpec, validatorOptions } from "../../src/server/validator.js";
 
 const outcome = (fn: () => unknown): { ok: true; value: unknown } | { ok: false; error: string } => {
@@ -167,7 +168,7 @@ describe("the assembly answers as express-openapi-validator's public middleware 
     built.use(express.json());
     built.use((_req: Request, res: Response, next: NextFunction) => {
       res.json = function (this: Response, body: unknown) {
-        const invalid = this.locals.responseValidationError as { message?: string } | undefined;
+        const invalid = requestState(this).responseValidationError;
         this.setHeader("Content-Type", "application/json");
         this.end(JSON.stringify({ body, responseValidation: invalid?.message ?? "passed" }));
         return this;
@@ -256,3 +257,80 @@ describe("the assembly answers as express-openapi-validator's public middleware 
     expect(answers[0]).toEqual(answers[1]);
   });
 });
+
+describe("response validation gives express-openapi-validator's verdicts", () => {
+  // The handler answers the status and body the request asks for (X-Answer), through res.json;
+  // the echo in front of the validator writes what the validator let through and its verdict.
+  // The kit's response step picks the validator once per status and accepted types and runs it
+  // alone; EOV's public middleware runs its whole _validate on every answer.
+  const servers: { close(): void }[] = [];
+  const origins: Record<"assembly" | "public", string> = { assembly: "", public: "" };
+
+  function app(validator: RequestHandler | RequestHandler[]): express.Express {
+    const built = express();
+    built.use((_req: Request, res: Response, next: NextFunction) => {
+      res.json = function (this: Response, body: unknown) {
+        const invalid = requestState(this).responseValidationError;
+        this.setHeader("Content-Type", "application/json");
+        this.end(JSON.stringify({ status: this.statusCode, body, responseValidation: invalid?.message ?? "passed", errors: invalid?.errors }));
+        return this;
+      };
+      next();
+    });
+    built.use(validator);
+    built.use((req: Request, res: Response) => {
+      const { status, body } = JSON.parse(req.headers["x-answer"] as string) as { status: number; body: unknown };
+      res.status(status).json(body);
+    });
+    return built;
+  }
+
+  beforeAll(async () => {
+    const spec = loadBundle("signed");
+    const listen = (handler: express.Express) =>
+      new Promise<string>((resolve) => {
+        const server = handler.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+        servers.push(server);
+      });
+    origins.assembly = await listen(app(createSpecValidator(spec).handle));
+    origins.public = await listen(app(OpenApiValidator.middleware(validatorOptions(spec))));
+  });
+  afterAll(() => {
+    for (const server of servers) server.close();
+  });
+
+  const store = { id: 20001, merchantId: 10001, name: "Jade Garden", address: "88 Nanjing Road", phone: "021-63210001", latitude: 31.2345, longitude: 121.4737, status: 0 };
+  const page = { code: 0, msg: "success", data: { list: [store], total: 1, pageNo: 1, pageSize: 10 } };
+  const answers: [string, { status: number; body: unknown }][] = [
+    ["a valid page", { status: 200, body: page }],
+    ["a page missing its list, with a wrong type", { status: 200, body: { ...page, data: { total: "1", pageNo: 1, pageSize: 10 } } }],
+    ["an error envelope with its status", { status: 400, body: { code: 100009, msg: "merchantId must be >= 1", data: null } }],
+    ["an error envelope missing msg", { status: 404, body: { code: 300001, data: null } }],
+    ["a status the operation does not declare", { status: 418, body: page }],
+    ["null", { status: 200, body: null }],
+  ];
+  const accepts = ["*/*", "application/json", "application/json; charset=utf-8", "text/html", "application/*", "text/html, application/json;q=0.9", ""];
+
+  it.each(answers.flatMap(([name, answer]) => accepts.map((accept) => [`${name}, Accept "${accept}"`, answer, accept] as const)))("%s", async (_name, answer, accept) => {
+    // Twice each: the second answer comes from the kit's memo of the first one's choice.
+    for (let round = 0; round < 2; round++) {
+      const [ours, theirs] = await Promise.all(
+        (["assembly", "public"] as const).map(async (variant) => {
+          const response = await fetch(`${origins[variant]}/open-api/v1/stores?merchantId=10001`, { headers: { accept, "x-answer": JSON.stringify(answer) } });
+          return { status: response.status, text: await response.text() };
+        }),
+      );
+      expect(ours).toEqual(theirs);
+    }
+  });
+
+  it("the verdicts are real: a broken answer is refused, a good one passes", async () => {
+    const verdict = async (answer: { status: number; body: unknown }) => {
+      const response = await fetch(`${origins.assembly}/open-api/v1/stores?merchantId=10001`, { headers: { "x-answer": JSON.stringify(answer) } });
+      return ((await response.json()) as { responseValidation: string }).responseValidation;
+    };
+    expect(await verdict({ status: 200, body: page })).toBe("passed");
+    expect(await verdict({ status: 200, body: { ...page, data: { total: "1", pageNo: 1, pageSize: 10 } } })).toMatch(/list/);
+  });
+});
+

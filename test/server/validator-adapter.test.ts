@@ -75,7 +75,7 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
       ["dist/middlewares/parsers/schema.parse.js", { ParametersSchemaParser: "function" }],
       ["dist/middlewares/parsers/body.parse.js", { BodySchemaParser: "function" }],
       ["dist/middlewares/parsers/util.js", { dereferenceParameter: "function", normalizeParameter: "function" }],
-      ["dist/middlewares/util.js", { ContentType: "function", ajvErrorsToValidatorError: "function", augmentAjvErrors: "function", useAjvCache: "function" }],
+      ["dist/middlewares/util.js", { ContentType: "function", ajvErrorsToValidatorError: "function", augmentAjvErrors: "function", findResponseContent: "function", useAjvCache: "function" }],
       // Not used by the adapter itself: the reference fast-paths.test.ts compares it with.
       ["dist/middlewares/openapi.metadata.js", { applyOpenApiMetadata: "function" }],
     ];
@@ -165,7 +165,8 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
     expect(responseValidator.serial, `ResponseValidator.serial; ${RECHECK}`).toBe(context.serial);
     expectKind("ResponseValidator", "eovOptions.onError", (responseValidator.eovOptions as Shape).onError, "function");
     expectKind("ResponseValidator", "validatorsCache", responseValidator.validatorsCache, "object");
-    for (const method of ["buildValidators", "_validate"]) expectKind("ResponseValidator", method, responseValidator[method], "function");
+    for (const method of ["buildValidators", "canValidateContentType", "_validate"]) expectKind("ResponseValidator", method, responseValidator[method], "function");
+    expectKind("ResponseValidator", "ajvBody.errorsText", (responseValidator.ajvBody as Shape | undefined)?.errorsText, "function");
     const { RequestValidator } = await importInternal("dist/middlewares/openapi.request.validator.js");
     const requestValidator = new (RequestValidator as new (apiDoc: unknown, options: object) => Shape)(context.apiDoc, internals.ajvOpts.request);
     expectKind("RequestValidator", "ajv", requestValidator.ajv, "object");
@@ -202,6 +203,47 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
       expect(await answer("/stores?name=a,b")).toBe("400 Parameter 'name' must be url encoded. Its value may not contain reserved characters.");
       expect(await answer("/stores?merchantId[a]=1")).toMatch(/^400 /);
       expect(whole).toHaveBeenCalledTimes(2);
+    } finally {
+      whole.mockRestore();
+      server.close();
+    }
+  });
+
+  it("the response step leaves to EOV's _validate only the answers it does not validate plainly", async () => {
+    const { ResponseValidator } = await import("express-openapi-validator/dist/middlewares/openapi.response.validator.js");
+    const whole = vi.spyOn(ResponseValidator.prototype as unknown as { _validate(...args: unknown[]): void }, "_validate");
+    const app = express();
+    const verdicts: string[] = [];
+    app.use((_req: Request, res: Response, next: NextFunction) => {
+      res.json = function (this: Response) {
+        const invalid = (this.locals.mop as { responseValidationError?: { message?: string } } | undefined)?.responseValidationError;
+        verdicts.push(invalid?.message ?? "passed");
+        this.end();
+        return this;
+      };
+      next();
+    });
+    app.use(createSpecValidator(loadBundle("signed")).handle);
+    app.use((req: Request, res: Response) => {
+      const { status, body } = JSON.parse(req.headers["x-answer"] as string) as { status: number; body: unknown };
+      res.status(status).json(body);
+    });
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const answer = (status: number, body: unknown) => fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/open-api/v1/stores`, { headers: { "x-answer": JSON.stringify({ status, body }) } }).then((response) => response.text());
+    const page = { code: 0, msg: "success", data: { list: [], total: 0, pageNo: 1, pageSize: 10 } };
+    try {
+      await answer(200, page);
+      await answer(200, { ...page, data: {} });
+      await answer(400, { code: 100009, msg: "bad", data: null });
+      expect(verdicts[0]).toBe("passed");
+      expect(verdicts[1]).toMatch(/must have required property 'list'/);
+      expect(verdicts[2]).toBe("passed");
+      expect(whole).not.toHaveBeenCalled();
+      await answer(418, page);
+      await answer(200, null);
+      expect(whole).toHaveBeenCalledTimes(2);
+      expect(verdicts[3]).toMatch(/no schema defined for status code '418'/);
     } finally {
       whole.mockRestore();
       server.close();
