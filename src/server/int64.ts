@@ -27,6 +27,10 @@ const MARK_ID = randomUUID();
 const BIGINT_MARK = `\u0000${MARK_ID}:`;
 const BIGINT_MARKED = new RegExp(`"\\\\u0000${MARK_ID}:(-?[0-9]+)"`, "g");
 
+// Answers validatorCopy has just looked through, or made, and found to hold no bigint: the writer
+// need not look again. Nothing but the validator (which adds no bigint) sees them in between.
+const withoutBigInt = new WeakSet<object>();
+
 /** Writes compact JSON with every bigint as its exact digits. */
 export function stringifyExactJson(value: unknown): string {
   // A BigInt.prototype.toJSON (someone's polyfill) would change what JSON.stringify writes.
@@ -34,7 +38,7 @@ export function stringifyExactJson(value: unknown): string {
   // Without a bigint, JSON.stringify's own text. Looking first is cheaper than letting it throw
   // a TypeError on the first bigint (most answers carry bigint ids); it still throws on one
   // that a toJSON() returns, and the marked pass below handles that too.
-  if (!containsBigInt(value)) {
+  if ((typeof value === "object" && value !== null && withoutBigInt.has(value)) || !containsBigInt(value)) {
     try {
       return (JSON.stringify(value) as string | undefined) ?? "null";
     } catch (error) {
@@ -90,7 +94,10 @@ export interface ValidatorCopy {
  * a bigint within ±(2^53 - 1) becomes the same Number, written with the same digits.
  */
 export function validatorCopy(value: unknown): ValidatorCopy {
-  if (!containsBigInt(value)) return { value, rounded: false };
+  if (!containsBigInt(value)) {
+    if (typeof value === "object" && value !== null) withoutBigInt.add(value);
+    return { value, rounded: false };
+  }
   let rounded = false;
   const copy = (item: unknown): unknown => {
     if (typeof item === "bigint") {
@@ -113,6 +120,8 @@ export function validatorCopy(value: unknown): ValidatorCopy {
     return out;
   };
   const result = copy(value);
+  // Every bigint became a Number: a copy that rounded nothing is written as it is.
+  if (!rounded && typeof result === "object" && result !== null) withoutBigInt.add(result);
   return { value: result, rounded };
 }
 

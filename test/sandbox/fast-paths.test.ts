@@ -80,6 +80,18 @@ describe("JSON fast paths", () => {
     expect(validatorCopy({ id: 2n ** 53n + 1n }).rounded).toBe(true);
     expect(validatorCopy({ id: 2n ** 53n - 1n }).rounded).toBe(false);
   });
+
+  it("a value validatorCopy found without a bigint is still written exactly if one is added later", () => {
+    // The writer trusts validatorCopy's look only as a hint: JSON.stringify's TypeError on a
+    // bigint still sends the value to the exact pass.
+    const answer: Record<string, unknown> = { code: 0, data: { orderId: 1 } };
+    expect(validatorCopy(answer).value).toBe(answer);
+    (answer.data as Record<string, unknown>).orderId = 2n ** 63n - 1n;
+    expect(stringifyExactJson(answer)).toBe('{"code":0,"data":{"orderId":9223372036854775807}}');
+    const copied = validatorCopy({ id: 7n }).value as Record<string, unknown>;
+    copied.other = 2n ** 60n;
+    expect(stringifyExactJson(copied)).toBe('{"id":7,"other":1152921504606846976}');
+  });
 });
 
 describe("express-openapi-validator, assembled from its parts", () => {
