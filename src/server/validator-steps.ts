@@ -190,6 +190,7 @@ interface ResponseValidatorInternals {
 /** The Ajv validator _validate would run for one status and one list of accepted types, or "eov" for anything but that plain case. */
 type AnswerPlan = AjvValidate | "eov";
 const ANSWER_PLAN_LIMIT = 64;
+const ANSWER_PLAN_KEY_CHARS = 256;
 
 /**
  * The choice ResponseValidator._validate makes before it validates: the status's validators
@@ -253,7 +254,8 @@ export function responseStep(validator: ResponseValidator): ResponseHook {
       let plan = plans.get(planKey);
       if (plan === undefined) {
         plan = planAnswer(eov, validators, res.statusCode, accepts());
-        if (plans.size < ANSWER_PLAN_LIMIT) plans.set(planKey, plan);
+        // Bounded: at most 64 keys per operation's validators, each of a short header.
+        if (plans.size < ANSWER_PLAN_LIMIT && planKey.length <= ANSWER_PLAN_KEY_CHARS) plans.set(planKey, plan);
       }
       if (plan === "eov" || body === undefined || body === null) {
         eov._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts: accepts() });

@@ -321,9 +321,10 @@ describe("response validation gives express-openapi-validator's verdicts", () =>
     ["a status the operation does not declare", { status: 418, body: page }],
     ["null", { status: 200, body: null }],
   ];
-  const accepts = ["*/*", "application/json", "application/json; charset=utf-8", "text/html", "application/*", "text/html, application/json;q=0.9", ""];
+  // The last one is too long to be remembered: chosen afresh for every answer.
+  const accepts = ["*/*", "application/json", "application/json; charset=utf-8", "text/html", "application/*", "text/html, application/json;q=0.9", "", `${Array.from({ length: 40 }, (_, i) => `text/x-${i}`).join(", ")}, application/json`];
 
-  it.each(answers.flatMap(([name, answer]) => accepts.map((accept) => [`${name}, Accept "${accept}"`, answer, accept] as const)))("%s", async (_name, answer, accept) => {
+  it.each(answers.flatMap(([name, answer]) => accepts.map((accept) => [`${name}, Accept "${accept.length > 60 ? `${accept.slice(0, 40)}… (${accept.length} characters)` : accept}"`, answer, accept] as const)))("%s", async (_name, answer, accept) => {
     // Twice each: the second answer comes from the kit's memo of the first one's choice.
     for (let round = 0; round < 2; round++) {
       const [ours, theirs] = await Promise.all(
