@@ -1,14 +1,15 @@
 // `mop sandbox`: options, the banner, request logs, and a clean stop on SIGINT/SIGTERM.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parseSchedule, sandboxCommand } from "../../src/cli/sandbox.js";
 import { main } from "../../src/cli/main.js";
 import { defaultFixturesText } from "../../src/sandbox/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
+import { StartedProcesses, type StartedProcess } from "../support/process.js";
 import { DEMO } from "./helpers.js";
 
 function fakeIo() {
@@ -58,30 +59,21 @@ describe("options", () => {
   });
 });
 
-/** Starts `mop sandbox` in a child process (through tsx, from the sources). */
-function startCli(args: string[]): { child: ChildProcessWithoutNullStreams; output: () => string; banner: Promise<string> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "-e", `import("./src/cli/main.ts").then((m) => m.main(${JSON.stringify(["sandbox", ...args])})).then((code) => { process.exitCode = code; })`], {
-    cwd: packageRoot(),
-    env: { ...process.env, NODE_OPTIONS: "" },
-  });
-  let stdout = "";
-  const banner = new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes("Press Ctrl+C to stop.")) resolve(stdout);
-    });
-    child.once("exit", (code) => reject(new Error(`mop sandbox exited (${code}) before listening: ${stdout}`)));
-  });
-  child.stderr.on("data", (chunk: Buffer) => void (stdout += chunk.toString()));
-  return { child, output: () => stdout, banner };
+const started = new StartedProcesses();
+afterAll(() => started.stopAll());
+
+/** Starts `mop sandbox` in a child process (through tsx, from the sources); resolves once its banner is out. */
+function startCli(args: string[]): Promise<StartedProcess> {
+  const script = `import("./src/cli/main.ts").then((m) => m.main(${JSON.stringify(["sandbox", ...args])})).then((code) => { process.exitCode = code; })`;
+  return started.start(process.execPath, ["--import", "tsx", "-e", script], { cwd: packageRoot(), env: { ...process.env, NODE_OPTIONS: "" }, ready: /Press Ctrl\+C to stop\./, timeoutMs: 20_000 });
 }
 
-const exited = (child: ChildProcessWithoutNullStreams) => new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
 describe("running", () => {
   it.each(["SIGTERM", "SIGINT"] as const)("prints its URLs and credentials, logs requests, and stops on %s", async (signal) => {
-    const { child, output, banner } = startCli(["--port", "0", "--callback-schedule", "1s,1s,5s"]);
-    const text = await banner;
+    const { child, output } = await startCli(["--port", "0", "--callback-schedule", "1s,1s,5s"]);
+    const text = output();
     const base = /Signed interface\s+(http:\/\/127\.0\.0\.1:\d+)\/open-api\/v1/.exec(text)?.[1];
     expect(base).toBeDefined();
     for (const line of [`${base}/open-api/v1`, `${base}/open-api`, `${base}/v1`, `${base}/sandbox`, `${base}/cashier/{tradeNo}`, `${base}/docs`, "demo-app-key", "demo-app-secret", "demo-api-key"]) {
@@ -108,8 +100,8 @@ describe("running", () => {
   }, 30_000);
 
   it("--quiet prints no request lines", async () => {
-    const { child, output, banner } = startCli(["--port", "0", "--quiet"]);
-    const base = /Key-based\s+(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(await banner)?.[1];
+    const { child, output } = await startCli(["--port", "0", "--quiet"]);
+    const base = /Key-based\s+(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output())?.[1];
     expect((await fetch(`${base}/v1/merchants`, { headers: { Authorization: "Bearer demo-api-key" } })).status).toBe(200);
     const exit = exited(child);
     child.kill("SIGTERM");
