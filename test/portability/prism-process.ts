@@ -1,11 +1,11 @@
 // Stoplight Prism's validating proxy (`prism proxy`) as a child process on 127.0.0.1: started from
 // the installed @stoplight/prism-cli on one of the bundled specs, in front of an upstream URL.
 // Its log is kept, so a test can read every violation Prism reports.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { packageRoot } from "../../src/util/package-root.js";
+import { startProcess } from "../support/process.js";
 
 const root = packageRoot();
 export const PRISM_CLI = join(root, "node_modules", "@stoplight", "prism-cli", "dist", "index.js");
@@ -47,51 +47,34 @@ export async function startPrismProxy(options: { spec: "signed" | "keyed"; upstr
   const port = await freePort();
   const args = [PRISM_CLI, "proxy", "-h", "127.0.0.1", "-p", String(port), ...(options.errors ? ["--errors"] : []), join(root, "generated", `${options.spec}.openapi.json`), options.upstream];
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "", FORCE_COLOR: "0" } });
-  let output = "";
-  const listeners = new Set<() => void>();
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Prism did not start within ${options.timeoutMs ?? 60_000} ms:\n${output}`)), options.timeoutMs ?? 60_000);
-    const onData = (chunk: Buffer) => {
-      output += plain(chunk.toString());
-      for (const listener of listeners) listener();
-      if (output.includes("Prism is listening on")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`Prism exited (${code}) before listening:\n${output}`));
-    });
-  });
+  const prism = await startProcess(process.execPath, args, { cwd: root, env: { ...process.env, NODE_OPTIONS: "", FORCE_COLOR: "0" }, ready: /Prism is listening on/, timeoutMs: options.timeoutMs ?? 60_000 });
   const startMs = Math.round(performance.now() - started);
+  const output = () => plain(prism.output());
   return {
     origin: `http://127.0.0.1:${port}`,
-    log: () => output,
-    violations: () => output.split("\n").filter((line) => /Violation:|errors#VIOLATIONS/.test(line)).map((line) => line.trim()),
+    log: output,
+    violations: () => output().split("\n").filter((line) => /Violation:|errors#VIOLATIONS/.test(line)).map((line) => line.trim()),
     startMs,
     waitForLog: (pattern, timeoutMs = 10_000) =>
       new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!pattern.test(output)) return;
-          listeners.delete(check);
+        // Checked again whenever Prism prints (startProcess has added the chunk to output() by then).
+        const streams = [prism.child.stdout, prism.child.stderr].filter((stream) => stream !== null);
+        const done = () => {
           clearTimeout(timer);
+          for (const stream of streams) stream.off("data", check);
+        };
+        const check = () => {
+          if (!pattern.test(output())) return;
+          done();
           resolve();
         };
         const timer = setTimeout(() => {
-          listeners.delete(check);
+          done();
           reject(new Error(`Prism's log did not show ${pattern} within ${timeoutMs} ms`));
         }, timeoutMs);
-        listeners.add(check);
+        for (const stream of streams) stream.on("data", check);
         check();
       }),
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-    },
+    stop: () => prism.stop(),
   };
 }
