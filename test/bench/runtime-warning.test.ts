@@ -1,8 +1,11 @@
 // The benchmarks warn when they run on a Node.js the package does not support: the ratios they
 // judge move with the runtime (bare Express gains more from a newer Node than the sandbox does).
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runtimeWarning } from "../../scripts/bench/lib/report.js";
+import { packageRoot } from "../../src/util/package-root.js";
 
 describe("runtimeWarning", () => {
   it("warns below the engines floor and names the range and a way to run a supported Node", () => {
@@ -24,4 +27,24 @@ describe("runtimeWarning", () => {
     expect(runtimeWarning("v18.0.0")).toContain(engines);
     expect(runtimeWarning("v99.0.0")).toBeUndefined();
   });
+});
+
+describe("npm run bench names its runtime", () => {
+  // As a user runs it (through tsx; `npm run bench` builds first), its quickest section only.
+  it("prints the Node it runs on, warns exactly when that Node is below engines, and records the warning", async () => {
+    const root = packageRoot();
+    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, ["--import", "tsx", join(root, "scripts", "bench", "index.ts"), "--only", "signing", "--quick"], { cwd: root, timeout: 60_000 }, (error, out, err) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout: out, stderr: err });
+      });
+    });
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(`"node":"${process.version}"`);
+    const expected = runtimeWarning();
+    if (expected) expect(stdout).toContain(`WARNING: ${expected}`);
+    else expect(stdout).not.toContain("WARNING:");
+    const file = /results in (\S+\.json)/.exec(stdout)?.[1];
+    expect(file).toBeDefined();
+    expect((JSON.parse(readFileSync(file!, "utf8")) as { runtimeWarning: unknown }).runtimeWarning).toBe(expected ?? null);
+  }, 90_000);
 });
