@@ -1,20 +1,14 @@
 // `npm run bench:profile` as a user runs it (through tsx), kept small: bare Express only, a few
 // hundred requests per operation. It must profile both operations, print the tables, exit 0,
 // and refuse an unknown target with exit 2.
-import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
+import { runTsxScript } from "../support/process.js";
 
 const root = packageRoot();
 
-function runProfile(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", join(root, "scripts", "bench", "profile.ts")], { cwd: root, env: { ...process.env, ...env }, timeout: 90_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const runProfile = (env: Record<string, string>) => runTsxScript(join(root, "scripts", "bench", "profile.ts"), [], { cwd: root, env: { ...process.env, ...env }, timeoutMs: 90_000 });
 
 describe("npm run bench:profile", () => {
   it("profiles bare Express for both operations and prints CPU per request by owner and frame", async () => {

@@ -1,11 +1,11 @@
 // The benchmarks warn when they run on a Node.js the package does not support: the ratios they
 // judge move with the runtime (bare Express gains more from a newer Node than the sandbox does).
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runtimeWarning } from "../../scripts/bench/lib/report.js";
 import { packageRoot } from "../../src/util/package-root.js";
+import { runTsxScript } from "../support/process.js";
 
 describe("runtimeWarning", () => {
   it("warns below the engines floor and names the range and a way to run a supported Node", () => {
@@ -33,11 +33,7 @@ describe("npm run bench names its runtime", () => {
   // As a user runs it (through tsx; `npm run bench` builds first), its quickest section only.
   it("prints the Node it runs on, warns exactly when that Node is below engines, and records the warning", async () => {
     const root = packageRoot();
-    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ["--import", "tsx", join(root, "scripts", "bench", "index.ts"), "--only", "signing", "--quick"], { cwd: root, timeout: 60_000 }, (error, out, err) => {
-        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout: out, stderr: err });
-      });
-    });
+    const { code, stdout, stderr } = await runTsxScript(join(root, "scripts", "bench", "index.ts"), ["--only", "signing", "--quick"], { cwd: root, timeoutMs: 60_000 });
     expect(code, stderr).toBe(0);
     expect(stdout).toContain(`"node":"${process.version}"`);
     const expected = runtimeWarning();

@@ -1,7 +1,7 @@
 // Programs started as a user starts them (a script, or a command line from a guide), waited for
 // until they print that they are ready, and stopped with everything they started. Each runs in
 // its own process group, so stopping `sh -c "npx mop sandbox"` also stops npx and the sandbox.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 
 export interface StartedProcess {
   readonly child: ChildProcess;
@@ -101,6 +101,22 @@ export class StartedProcesses {
     this.running.add(started);
     return started;
   }
+}
+
+/** What a script run to its end printed, and its exit code (1 when it was killed or timed out). */
+export interface ScriptRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one of the package's TypeScript scripts through tsx, as `npm run <script>` does after its build step. */
+export function runTsxScript(script: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<ScriptRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["--import", "tsx", script, ...args], { cwd: options.cwd, env: options.env ?? process.env, timeout: options.timeoutMs }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
