@@ -76,6 +76,7 @@ const CONTENT_TYPE_LIMIT = 64;
 
 const contentTypes = new Map<string, ContentType>();
 const notProvided = ContentType.fromString(undefined as unknown as string);
+const normalizedTypes = new WeakMap<ContentType, string>();
 
 /** ContentType.from(req), each distinct header parsed once (at most CONTENT_TYPE_LIMIT kept). */
 function contentTypeOf(req: Request): ContentType {
@@ -91,7 +92,13 @@ function contentTypeOf(req: Request): ContentType {
 
 /** EOV's key for an operation's validators: method, Express route, normalised request Content-Type. */
 function validatorKey(req: Request, openapi: OpenApiRequestMetadata, contentType: ContentType): string {
-  return `${req.method}-${openapi.expressRoute}-${contentType.normalize() ?? "not_provided"}`;
+  // Both steps key every request: each ContentType is normalised once (its parameters sorted).
+  let normalized = normalizedTypes.get(contentType);
+  if (normalized === undefined) {
+    normalized = contentType.normalize() ?? "not_provided";
+    normalizedTypes.set(contentType, normalized);
+  }
+  return `${req.method}-${openapi.expressRoute}-${normalized}`;
 }
 
 /**
