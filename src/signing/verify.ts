@@ -115,7 +115,8 @@ export interface SignaturePrecheck {
 interface Prechecked extends SignaturePrecheck {
   timestampText: string;
   signText: string;
-  secrets: string[];
+  /** The app's usable secrets (non-empty strings) with their index in secretsFor's list. */
+  secrets: { secret: string; index: number }[];
   nowMs: number;
   windowSeconds: number;
 }
@@ -163,8 +164,9 @@ async function precheck(input: unknown): Promise<Prechecked | SignatureFailure> 
   if (found !== undefined && !Array.isArray(found)) {
     return fail("INTERNAL_ERROR", "The server's secret lookup returned something other than a list of secrets.");
   }
-  const secrets = (found ?? []) as unknown[];
-  if (!secrets.some((secret) => typeof secret === "string" && secret !== "")) {
+  const secrets = ((found ?? []) as unknown[]).map((secret, index) => ({ secret, index }))
+    .filter((entry): entry is { secret: string; index: number } => typeof entry.secret === "string" && entry.secret !== "");
+  if (secrets.length === 0) {
     return fail("APP_KEY_UNKNOWN", `X-App-Key ${quoteForMessage(appKey)} is not a known application, or the application is disabled.`);
   }
 
@@ -180,7 +182,7 @@ async function precheck(input: unknown): Promise<Prechecked | SignatureFailure> 
         `the allowed difference is ${windowSeconds} s either way. Check the client's clock and sign each request when it is sent.`,
     );
   }
-  return { ok: true, appKey, timestamp, nonce, timestampText, signText, secrets: secrets as string[], nowMs, windowSeconds };
+  return { ok: true, appKey, timestamp, nonce, timestampText, signText, secrets, nowMs, windowSeconds };
 }
 
 /**
@@ -226,8 +228,7 @@ export async function verifySignedRequest(input: VerifySignedRequestInput): Prom
   if (!checked.ok) return checked;
   const { appKey, timestamp, timestampText, nonce, signText, nowMs, windowSeconds } = checked;
   const nonceStore = input.nonceStore ?? defaultNonceStore();
-  const usable = checked.secrets.map((secret, index) => ({ secret: secret as unknown, index }))
-    .filter((entry): entry is { secret: string; index: number } => typeof entry.secret === "string" && entry.secret !== "");
+  const usable = checked.secrets;
 
   // 7. The signature, in constant time, against the valid secrets in turn (rotation). It stops
   //    at the first that matches: only a correctly signed request stops early, and its sender
