@@ -3,7 +3,7 @@
 // code becomes an ApiError with its registry entry; anything else is an UnexpectedResponseError.
 import { parseJsonLossless } from "../json/index.js";
 import { ApiError, UnexpectedResponseError, type ApiErrorEntry } from "./errors.js";
-import { AnswerText, LosslessResponse } from "./transport.js";
+import { isReadAnswer, type AnswerText } from "./transport.js";
 
 /** How one interface spells its envelope. */
 export interface EnvelopeDialect {
@@ -36,7 +36,7 @@ export interface RawResult {
  */
 function readBody(result: RawResult, operationId: string): { text: string; value: unknown } {
   const { response } = result;
-  if (response instanceof LosslessResponse || response instanceof AnswerText) {
+  if (isReadAnswer(response)) {
     try {
       return { text: response.bodyText, value: response.parsedBody() };
     } catch (error) {

@@ -10,15 +10,15 @@
 // if it asks for more than maxDelayMs the retries end and the last answer stands.
 import { NetworkError, TimeoutError } from "./errors.js";
 import type { ResolvedRetry } from "./options.js";
-import { AnswerText, LosslessResponse } from "./transport.js";
+import { isReadAnswer, type AnswerText } from "./transport.js";
 
 /** HTTP statuses that say "try again later" without the request having taken effect. */
 export const RETRYABLE_HTTP_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
-/** One attempt's outcome: an answer, or what was thrown. */
 /** What the retry judge reads of an answer. */
 type JudgedAnswer = Response | AnswerText;
 
+/** One attempt's outcome: an answer, or what was thrown. */
 export type AttemptOutcome<R> = { ok: true; result: R; response: JudgedAnswer } | { ok: false; error: unknown };
 
 export interface RetryJudge {
@@ -43,7 +43,7 @@ export function retryVerdict<R>(outcome: AttemptOutcome<R>, judge: RetryJudge): 
 
 /** The envelope code of an answer, if it is a JSON envelope; undefined otherwise. */
 function envelopeCode(response: JudgedAnswer): number | undefined {
-  if (!(response instanceof LosslessResponse) && !(response instanceof AnswerText)) return undefined;
+  if (!isReadAnswer(response)) return undefined;
   let body: unknown;
   try {
     body = response.parsedBody();

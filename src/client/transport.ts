@@ -55,6 +55,11 @@ export class AnswerText {
   }
 }
 
+/** An answer the client read in full itself, so its text and lossless parse are at hand. */
+export function isReadAnswer(response: unknown): response is LosslessResponse | AnswerText {
+  return response instanceof LosslessResponse || response instanceof AnswerText;
+}
+
 /**
  * An answer read in full: its text, and json() parsed losslessly.
  *
