@@ -106,5 +106,22 @@ describe("the sandbox dashboard", () => {
     const form = await fetch(`${sb.url}/sandbox/ui/callbacks/evt_x/resend`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "a=1" });
     expect(form.status).toBe(403);
     expect(((await form.json()) as { reason: string }).reason).toContain("application/json");
+    // The control API's guard: a browser that sends no Origin but marks the request cross-site.
+    for (const site of ["cross-site", "same-site"]) {
+      const marked = await fetch(`${sb.url}/sandbox/ui/callbacks/evt_x/resend`, { method: "POST", headers: { "Content-Type": "application/json", "Sec-Fetch-Site": site } });
+      expect(marked.status, site).toBe(403);
+      expect(((await marked.json()) as { reason: string }).reason, site).toContain(`Sec-Fetch-Site: ${site}`);
+    }
+    const sameOrigin = await fetch(`${sb.url}/sandbox/ui/callbacks/evt_x/resend`, { method: "POST", headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin", Origin: sb.url } });
+    expect(sameOrigin.status).toBe(409); // passed the guard; the event does not exist
+  });
+
+  it("forbids framing every kind of answer: X-Frame-Options DENY beside frame-ancestors 'none'", async () => {
+    const { sb } = await setup();
+    for (const path of ["/sandbox/ui", "/sandbox/ui/state", "/sandbox/clock", "/open-api/v1/merchants", "/v1/merchants", "/docs/", "/no-such-path"]) {
+      const response = await fetch(`${sb.url}${path}`);
+      expect(response.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(response.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+    }
   });
 });

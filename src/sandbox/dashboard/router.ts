@@ -3,6 +3,7 @@
 // else the page does goes through the control API itself, as same-origin JSON requests.
 import express, { type Request, type Response, type Router } from "express";
 import type { SandboxContext } from "../context.js";
+import { refuseCrossOrigin } from "../site-guard.js";
 import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from "./page.js";
 import type { RequestRecorder } from "./recorder.js";
 import { dashboardState } from "./state.js";
@@ -15,10 +16,17 @@ const HEADERS = {
 // Only this origin's files: no inline script, no remote anything.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** A state-changing request from another origin, or not JSON, is refused (CSRF from a web page). */
-function sameOriginJson(req: Request): string | undefined {
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== `${req.protocol}://${req.headers.host ?? ""}`) return `requests from ${origin} are not allowed`;
+/**
+ * Why a state-changing request is refused (CSRF from a web page), or undefined: the control
+ * API's own guard (Origin and Sec-Fetch-Site), then JSON only, which no page can send to
+ * another origin without a preflight the sandbox never grants.
+ */
+function sameSiteJson(req: Request, res: Response): string | undefined {
+  let refused: string | undefined;
+  refuseCrossOrigin(req, res, (error?: unknown) => {
+    if (error !== undefined) refused = error instanceof Error ? error.message : String(error);
+  });
+  if (refused !== undefined) return refused;
   if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) return "send Content-Type: application/json";
   return undefined;
 }
@@ -36,7 +44,7 @@ export function dashboardRouter(ctx: SandboxContext, recorder: RequestRecorder):
     res.set(HEADERS).json(JSON.parse(JSON.stringify(dashboardState(ctx, recorder), (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))));
   });
   router.post("/callbacks/:eventId/resend", (req, res) => {
-    const refused = sameOriginJson(req);
+    const refused = sameSiteJson(req, res);
     if (refused) return void res.status(403).set(HEADERS).json({ ok: false, reason: refused });
     const result = ctx.callbacks.resend(String(req.params.eventId));
     res.status(result.ok ? 200 : 409).set(HEADERS).json(result);
