@@ -23,8 +23,13 @@ import { requestState } from "./state.js";
  * content negotiation, and so carries no ETag (an API answer is not a cacheable document).
  */
 export function sendRaw(res: Response, status: number, exact: unknown): void {
-  requestState(res).envelopeCode = (exact as { code?: unknown } | null)?.code;
+  const state = requestState(res);
+  const envelope = exact as { code?: unknown; msg?: unknown; message?: unknown } | null;
+  state.envelopeCode = envelope?.code;
+  const message = envelope?.msg ?? envelope?.message;
+  state.envelopeMessage = typeof message === "string" ? message : undefined;
   const text = stringifyExactJson(exact);
+  state.answerText = text;
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(text));

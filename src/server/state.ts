@@ -26,6 +26,10 @@ export interface RequestState {
   exactJsonInstalled?: boolean;
   /** The envelope code of the answer sent, for request logs. */
   envelopeCode?: unknown;
+  /** The envelope's msg (key-based: message) of the answer sent: what a refusal told the client. */
+  envelopeMessage?: string;
+  /** The exact JSON text of the envelope sent (a request log or dashboard keeps a bounded part). */
+  answerText?: string;
   /** The operationId served, when one matched. */
   operationId?: string;
 }
