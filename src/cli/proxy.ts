@@ -1,6 +1,6 @@
 // mop proxy: a validating (and, with --sign, signing) proxy in front of a server.
 import { parseArgs } from "node:util";
-import { PROXY_DEFAULTS, startProxy, type ProxyViolation } from "../proxy/index.js";
+import { PROXY_DEFAULTS, ProxyConfigError, startProxy, type ProxyViolation } from "../proxy/index.js";
 import { UsageError } from "./errors.js";
 import type { Subcommand } from "./io.js";
 
@@ -12,6 +12,8 @@ answer (spec), passes traffic through byte for byte, and logs each violation.
   --target URL             the server's base address, e.g. https://staging.example.com
   --host HOST              listen address (default 127.0.0.1)
   --port N                 listen port (default 4020; 0 picks a free one)
+  --allowed-host NAME      a Host name to answer besides loopback names, the listen address and
+                           IP addresses (repeat for several); other names are refused (DNS rebinding)
   --app-key KEY            with --app-secret: verify signatures fully (repeat both for several apps)
   --app-secret SECRET      the app's secret (or MOP_APP_SECRET for a single app)
   --sign                   give every request to the signed interface a fresh X-Timestamp, X-Nonce
@@ -51,6 +53,7 @@ export function createProxyCommand(command: ProxyCommandOptions = {}): Subcomman
           target: { type: "string" },
           host: { type: "string" },
           port: { type: "string" },
+          "allowed-host": { type: "string", multiple: true },
           "app-key": { type: "string", multiple: true },
           "app-secret": { type: "string", multiple: true },
           sign: { type: "boolean" },
@@ -95,6 +98,7 @@ export function createProxyCommand(command: ProxyCommandOptions = {}): Subcomman
         target: values.target,
         host: values.host ?? "127.0.0.1",
         port,
+        allowedHosts: values["allowed-host"] ?? [],
         ...(secrets && { secrets }),
         ...(values.sign && { sign: { replace: Boolean(values["replace-signature"]) } }),
         timeoutMs,
@@ -103,6 +107,7 @@ export function createProxyCommand(command: ProxyCommandOptions = {}): Subcomman
         onViolation: log,
       });
     } catch (error) {
+      if (error instanceof ProxyConfigError && error.field === "allowedHosts") throw usageError(`--allowed-host: ${error.message}`);
       throw usageError(`cannot listen on ${values.host ?? "127.0.0.1"}:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     if (values.sign && !isLoopback(values.host ?? "127.0.0.1")) {

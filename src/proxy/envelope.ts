@@ -15,7 +15,9 @@ export type ProxyRefusal =
   /** The target refused the connection, or it broke off. */
   | "unreachable"
   /** The target did not answer within --timeout. */
-  | "timeout";
+  | "timeout"
+  /** The Host is not a name the proxy serves, or a page of another origin sent a state-changing request. */
+  | "site-refused";
 
 const SIGNED: Record<ProxyRefusal, { code: number; http: number }> = {
   "invalid-request": { code: SignedErrors.VALIDATION_FAILED.code, http: SignedErrors.VALIDATION_FAILED.http },
@@ -23,10 +25,11 @@ const SIGNED: Record<ProxyRefusal, { code: number; http: number }> = {
   "invalid-response": { code: SignedErrors.INTERNAL_ERROR.code, http: 502 },
   unreachable: { code: SignedErrors.INTERNAL_ERROR.code, http: 502 },
   timeout: { code: SignedErrors.INTERNAL_ERROR.code, http: 504 },
+  "site-refused": { code: SignedErrors.REQUEST_SITE_REFUSED.code, http: SignedErrors.REQUEST_SITE_REFUSED.http },
 };
 
 // The key-based registry has no size code; its validation code says what went wrong.
-const KEYED: Record<ProxyRefusal, { code: number; http: number }> = {
+const KEYED: Record<Exclude<ProxyRefusal, "site-refused">, { code: number; http: number }> = {
   "invalid-request": { code: KeyedErrors.KEYED_VALIDATION_FAILED.code, http: KeyedErrors.KEYED_VALIDATION_FAILED.http },
   "body-too-large": { code: KeyedErrors.KEYED_VALIDATION_FAILED.code, http: 413 },
   "invalid-response": { code: KeyedErrors.KEYED_INTERNAL_ERROR.code, http: 502 },
@@ -36,6 +39,9 @@ const KEYED: Record<ProxyRefusal, { code: number; http: number }> = {
 
 /** Status and body text of a proxy refusal. */
 export function refusalAnswer(variant: Variant, refusal: ProxyRefusal, message: string): { status: number; body: string } {
+  // A site refusal comes before any routing, so it is the signed 100017 on every path, as the
+  // sandbox answers it: the key-based registry has no code for it.
+  if (refusal === "site-refused") return { status: SIGNED[refusal].http, body: JSON.stringify(failureEnvelope("signed", SIGNED[refusal].code, message)) };
   const { code, http } = (variant === "signed" ? SIGNED : KEYED)[refusal];
   return { status: http, body: JSON.stringify(failureEnvelope(variant, code, message)) };
 }

@@ -13,6 +13,7 @@ import { endToEnd, flatten, pairsOf, type HeaderPairs } from "./headers.js";
 import { capProblems, checkRequestShape, checkSignature } from "./request-check.js";
 import { interfaceOf, parseRequestTarget, type Variant } from "./request-target.js";
 import { signedHeaders } from "./signing.js";
+import { proxyServedHosts, siteRefusal } from "./site-guard.js";
 import { createUpstream } from "./upstream.js";
 import { ProxyConfigError } from "./errors.js";
 
@@ -56,6 +57,11 @@ export interface ProxyOptions {
   keepAliveTimeoutMs?: number;
   /** Most client connections at once. Default 1,024. */
   maxConnections?: number;
+  /**
+   * Host names answered besides loopback names, the listen address and IP literals; a request
+   * naming another host is refused with 100017 (DNS rebinding), as the sandbox refuses it.
+   */
+  allowedHosts?: readonly string[];
   /** Epoch milliseconds, for signing and violation times. Default Date.now. */
   now?: () => number;
 }
@@ -76,6 +82,7 @@ export const PROXY_DEFAULTS = {
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const now = options.now ?? Date.now;
+  const servedHosts = proxyServedHosts(options.host ?? "127.0.0.1", options.allowedHosts);
   const schemas = { signed: schemasFor("signed"), keyed: schemasFor("keyed") };
   const routes = { signed: new RouteTable(schemas.signed.operations.values()), keyed: new RouteTable(schemas.keyed.operations.values()) };
   const nonceStore = createMemoryNonceStore({ capacity: 200_000 });
@@ -85,6 +92,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const method = req.method ?? "GET";
+    const refusedSite = siteRefusal(req, servedHosts);
+    if (refusedSite) {
+      report({ direction: "request", method, path: (req.url ?? "").split("?", 1)[0]!.slice(0, 200), operationId: undefined, problems: [refusedSite] });
+      return sendRefusal(res, "signed", "site-refused", refusedSite, true);
+    }
     const target = parseRequestTarget(req.url ?? "/");
     if (!target) return sendRefusal(res, "signed", "invalid-request", `mop proxy forwards origin-form or absolute-form request targets only, not ${JSON.stringify((req.url ?? "").slice(0, 80))}`, true);
     const where = interfaceOf(target.path);

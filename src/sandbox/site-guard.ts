@@ -9,56 +9,14 @@
 //     code, SDKs) are not browsers' cross-site requests and pass.
 //   - Control POSTs must be application/json (see routes/control.ts): a page can only send
 //     that cross-origin after a CORS preflight, which the sandbox never grants.
-import { isIP } from "node:net";
 import type { NextFunction, Request, Response } from "express";
+import { crossOriginReason as siteCrossOriginReason, isStateChanging, ServedHosts } from "../http-guard/index.js";
 import { sendRaw } from "../server/index.js";
 import { signedError } from "./errors.js";
 import { SignedErrors } from "../../generated/error-codes.js";
 
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
-
-/** The host names (lower case, no port, no brackets) a sandbox answers to. */
-export class ServedHosts {
-  private readonly names = new Set<string>(LOOPBACK_NAMES);
-
-  add(host: string | undefined): void {
-    const name = host && normaliseHost(host);
-    if (name) this.names.add(name);
-  }
-
-  /** Adds the host of a URL (the public base URL). */
-  addUrl(url: string | undefined): void {
-    if (!url) return;
-    try {
-      this.add(new URL(url).hostname);
-    } catch {
-      // not a URL: nothing to add (the option is checked where it is given)
-    }
-  }
-
-  serves(hostHeader: string): boolean {
-    const name = normaliseHost(hostOnly(hostHeader));
-    if (name === "") return false;
-    // An IP literal cannot be a rebinding attack: the page's origin would be that address.
-    return this.names.has(name) || name.endsWith(".localhost") || isIP(name) !== 0;
-  }
-
-  list(): string[] {
-    return [...this.names];
-  }
-}
-
-function normaliseHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
-}
-
-/** "example.com:4010" → "example.com", "[::1]:4010" → "[::1]". */
-function hostOnly(header: string): string {
-  const trimmed = header.trim();
-  if (trimmed.startsWith("[")) return trimmed.slice(0, trimmed.indexOf("]") + 1);
-  const colon = trimmed.indexOf(":");
-  return colon === -1 ? trimmed : trimmed.slice(0, colon);
-}
+// The judgements themselves live in src/http-guard, shared with mop proxy.
+export { ServedHosts };
 
 function refuse(res: Response, message: string): void {
   const entry = SignedErrors.REQUEST_SITE_REFUSED;
@@ -78,22 +36,9 @@ export function checkHost(hosts: ServedHosts) {
   };
 }
 
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
 /** Why a browser's request comes from a page of another origin, or undefined. */
 export function crossOriginReason(req: Request): string | undefined {
-  const fetchSite = req.headers["sec-fetch-site"];
-  if (fetchSite === "cross-site" || fetchSite === "same-site") return `Sec-Fetch-Site: ${fetchSite}`;
-  const origin = req.headers.origin;
-  if (origin === undefined) return undefined;
-  if (origin === "null") return "Origin: null";
-  let originHost: string;
-  try {
-    originHost = new URL(origin).host.toLowerCase();
-  } catch {
-    return `Origin: ${origin.slice(0, 100)}`;
-  }
-  return originHost === (req.headers.host ?? "").toLowerCase() ? undefined : `Origin: ${origin.slice(0, 100)}`;
+  return siteCrossOriginReason(req.headers);
 }
 
 export function crossOriginMessage(why: string): string {
@@ -102,7 +47,7 @@ export function crossOriginMessage(why: string): string {
 
 /** Pipeline step: refuses (100017) state-changing requests a browser marks as coming from another origin. */
 export function refuseCrossOrigin(req: Request, _res: Response, next: NextFunction): void {
-  if (SAFE_METHODS.has(req.method)) return next();
+  if (!isStateChanging(req.method)) return next();
   const why = crossOriginReason(req);
   next(why === undefined ? undefined : signedError("REQUEST_SITE_REFUSED", crossOriginMessage(why)));
 }

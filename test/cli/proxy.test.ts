@@ -1,7 +1,7 @@
 // `mop proxy` as a command: options, exit codes, the banner, violation logs, and that no secret
 // is ever printed (stdout, stderr, JSON lines), in-process and as a real child process.
 import { spawn } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Command } from "../../src/cli/commands.js";
 import type { Subcommand } from "../../src/cli/io.js";
@@ -15,6 +15,19 @@ const SECRET = "demo-app-secret";
 function fakeIo(env: Record<string, string> = {}) {
   const out = { stdout: "", stderr: "" };
   return { out, io: { stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text), isTTY: false, env } };
+}
+
+/** The whole answer to one raw request (Connection: close), as text. */
+function rawAnswer(url: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let text = "";
+    socket.on("data", (chunk: Buffer) => void (text += chunk.toString("utf8")));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(text));
+    socket.write(request);
+  });
 }
 
 /** As main() runs it: usage errors reported and turned into exit code 2. */
@@ -35,7 +48,7 @@ describe("options", () => {
   it("--help lists every option and exits 0", async () => {
     const { out, io } = fakeIo();
     expect(await proxyCommand(["--help"], io)).toBe(0);
-    for (const option of ["--target", "--host", "--port", "--app-key", "--app-secret", "--sign", "--replace-signature", "--timeout", "--fail-on-violation", "--strict-http", "--json", "MOP_APP_SECRET"]) expect(out.stdout).toContain(option);
+    for (const option of ["--target", "--host", "--port", "--allowed-host", "--app-key", "--app-secret", "--sign", "--replace-signature", "--timeout", "--fail-on-violation", "--strict-http", "--json", "MOP_APP_SECRET"]) expect(out.stdout).toContain(option);
   });
 
   it.each([
@@ -52,6 +65,8 @@ describe("options", () => {
     [["--target", "http://127.0.0.1:1", "--timeout", "0"], {}, /--timeout must be a whole number of milliseconds/],
     [["--target", "http://127.0.0.1:1", "--timeout", "5s"], {}, /--timeout must be a whole number of milliseconds/],
     [["--target", "http://127.0.0.1:1", "--colour"], {}, /Unknown option '--colour'/],
+    [["--target", "http://127.0.0.1:1", "--port", "0", "--allowed-host", "http://proxy.internal"], {}, /--allowed-host: allowedHosts takes host names without scheme, port or path/],
+    [["--target", "http://127.0.0.1:1", "--port", "0", "--allowed-host", "proxy.internal:4020"], {}, /--allowed-host: .*"proxy\.internal:4020"/],
   ])("%j exits 2 with a clear message and no secret", async (args, env, message) => {
     const { out, io } = fakeIo(env);
     const command = createProxyCommand({ stopSignal: Promise.resolve() });
@@ -101,6 +116,26 @@ describe("running in-process", () => {
     expect(await exit).toBe(0);
     expect(out.stdout + out.stderr).not.toContain(SECRET);
   });
+  it("--allowed-host NAME: that name is answered, another is refused with 100017 (DNS rebinding)", async () => {
+    const { io } = fakeIo({ MOP_APP_SECRET: SECRET });
+    let stop!: () => void;
+    let url!: string;
+    let exit!: Promise<number>;
+    await new Promise<void>((resolve) => {
+      const command = createProxyCommand({ stopSignal: new Promise((r) => (stop = r)), onListening: (u) => ((url = u), resolve()) });
+      exit = command(["--target", listening.url, "--port", "0", "--sign", "--app-key", "demo-app-key", "--allowed-host", "proxy.internal", "--allowed-host", "tools.internal"], io);
+    });
+    const { port } = new URL(url);
+    const ask = (host: string) => rawAnswer(url, `GET /open-api/v1/merchants?pageNo=1 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    expect(await ask(`proxy.internal:${port}`)).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await ask(`tools.internal:${port}`)).toMatch(/^HTTP\/1\.1 200 /);
+    const refused = await ask(`rebind.test:${port}`);
+    expect(refused).toMatch(/^HTTP\/1\.1 403 /);
+    expect(refused).toContain('"code":100017');
+    stop();
+    expect(await exit).toBe(0);
+  });
+
   it("warns loudly when it signs on an address other machines can reach", async () => {
     for (const [host, warned] of [["0.0.0.0", true], ["127.0.0.2", false]] as const) {
       const { out, io } = fakeIo({ MOP_APP_SECRET: SECRET });

@@ -14,15 +14,16 @@ const src = join(root, "src");
 const ALLOWED: Record<string, string[]> = {
   util: [],
   json: ["util"],
+  "http-guard": [],
   signing: ["util", "json"],
   contract: ["util", "json", "signing"],
   client: ["util", "json", "signing"],
   callbacks: ["util", "json", "signing", "contract", "client", "errors"],
   server: ["util", "json", "signing", "contract"],
-  sandbox: ["util", "json", "signing", "contract", "callbacks", "server"],
-  proxy: ["util", "json", "signing", "contract"],
+  sandbox: ["util", "json", "signing", "contract", "callbacks", "server", "http-guard"],
+  proxy: ["util", "json", "signing", "contract", "http-guard"],
   conformance: ["util", "json", "signing", "contract", "callbacks"],
-  cli: ["util", "json", "signing", "contract", "client", "callbacks", "server", "sandbox", "proxy", "conformance"],
+  cli: ["util", "json", "signing", "contract", "client", "callbacks", "server", "sandbox", "proxy", "conformance", "http-guard"],
 };
 
 interface Import {

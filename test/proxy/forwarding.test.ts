@@ -90,7 +90,7 @@ describe("request headers", () => {
   it("keeps end-to-end headers in order, case and repetition; drops hop-by-hop ones and those Connection names", async () => {
     const request = [
       "GET /open-api/v1/stores HTTP/1.1",
-      "Host: proxy.test",
+      "Host: 127.0.0.1",
       "X-Trace: one",
       "Connection: close, X-Hop-Only",
       "X-Hop-Only: secret-to-this-hop",
@@ -140,7 +140,7 @@ describe("request bodies", () => {
       });
       socket.on("close", () => resolve(text));
       // Headers only: a body of 10 GB is announced and never sent.
-      socket.write("POST /open-api/v1/orders HTTP/1.1\r\nHost: p\r\nContent-Type: application/json\r\nContent-Length: 10737418240\r\n\r\n");
+      socket.write("POST /open-api/v1/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10737418240\r\n\r\n");
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toContain('"code":100013');
@@ -150,7 +150,7 @@ describe("request bodies", () => {
   it("forwards a chunked body with the Content-Length of its bytes", async () => {
     const parts = ['{"merchantId":10001,', '"remark":"分块"}'];
     const chunks = parts.map((part) => `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`).join("");
-    await rawExchange(proxy.url, `POST /open-api/v1/orders HTTP/1.1\r\nHost: p\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`);
+    await rawExchange(proxy.url, `POST /open-api/v1/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`);
     const arrival = upstream.arrivals.at(-1)!;
     expect(arrival.body.toString()).toBe(parts.join(""));
     expect(rawHeader(arrival.rawHeaders, "Content-Length")).toEqual([String(Buffer.byteLength(parts.join("")))]);
@@ -160,7 +160,7 @@ describe("request bodies", () => {
   it("cuts a chunked body off at the limit with 100013", async () => {
     const before = upstream.arrivals.length;
     const chunk = Buffer.alloc(64 * 1024, "b");
-    const head = Buffer.from("POST /open-api/v1/orders HTTP/1.1\r\nHost: p\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    const head = Buffer.from("POST /open-api/v1/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
     const framed = Array.from({ length: 17 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]));
     const answer = await rawExchange(proxy.url, Buffer.concat([head, ...framed, Buffer.from("0\r\n\r\n")]));
     expect(answer.status).toBe(413);

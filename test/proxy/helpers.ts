@@ -91,7 +91,7 @@ export function rawExchange(url: string, request: Buffer | string): Promise<RawA
 /** A one-request HTTP/1.1 message with Connection: close. */
 export function rawRequest(method: string, target: string, headers: Record<string, string> = {}, body: Buffer | string = ""): Buffer {
   const bytes = Buffer.from(body);
-  const lines = [`${method} ${target} HTTP/1.1`, "Host: proxy.test", "Connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const lines = [`${method} ${target} HTTP/1.1`, "Host: 127.0.0.1", "Connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
   if (bytes.length) lines.push(`Content-Length: ${bytes.length}`);
   return Buffer.concat([Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1"), bytes]);
 }
