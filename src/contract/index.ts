@@ -7,6 +7,7 @@ export { atPointer, deref, escapePointer, resolvePointer, unescapePointer } from
 export { createAjv, describeSchemaError, type ErrorObject, type ValidateFunction } from "./ajv.js";
 export { schemasFor, SpecSchemas, type OperationLocation, type OperationParameter, type WebhookLocation } from "./schemas.js";
 export { compilePathTemplate, readPathParams, RouteTable, type PathTemplate, type PathTemplateOptions, type RouteMatch } from "./routes.js";
+export { operationRoutes, type OperationRoute, type OperationRouteLookup } from "./operation-routes.js";
 export { arrayLimitsOf, describeOversizeArray, findOversizeArrays, requestBodyArrayLimits, type ArrayLimits, type OversizeArray } from "./array-limits.js";
 export { ENVELOPE_DIALECTS, envelopeCode, failureEnvelope, isSuccessCode, successEnvelope, type Dialect, type EnvelopeDialect } from "./envelope.js";
 export { judgeAnswer, type ReceivedAnswer, type Verdict } from "./judge.js";

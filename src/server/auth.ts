@@ -2,10 +2,10 @@
 // signature of the signed interface, the bearer key of the key-based one, and the optional
 // per-caller rate limit of both.
 import type { NextFunction, Request, Response } from "express";
-import { SIGNATURE_WINDOW_SECONDS } from "../contract/index.js";
+import { operationRoutes, SIGNATURE_WINDOW_SECONDS } from "../contract/index.js";
 import { precheckSignedRequest, verifySignedRequest, type NonceStore, type RequestHeaders, type SignatureFailure } from "../signing/index.js";
 import { announcesBody } from "./body.js";
-import { keyedError, signedError } from "./errors.js";
+import { keyedError, signedError, type RefusalError } from "./errors.js";
 import type { ServerLogger } from "./logger.js";
 import { requestState } from "./state.js";
 
@@ -76,14 +76,40 @@ async function secretsOf(options: SignatureCheckOptions, appKey: string): Promis
   return (await options.apps(appKey))?.appSecrets;
 }
 
+/** The request's path without the query, as the client sent it. */
+function requestPath(req: Request): string {
+  const url = req.originalUrl;
+  const mark = url.indexOf("?");
+  return mark < 0 ? url : url.slice(0, mark);
+}
+
+/**
+ * A body sent to an operation that takes none (DESIGN item 15). The string to sign,
+ * appKey + timestamp + nonce + body, has no separators, so the end of a used nonce moved into a
+ * body ("…d12" + "" signs as "…d1" + "2") would sign again: a used GET could be replayed. So such
+ * a request is refused (100009) inside the signature check, before its body is read and before
+ * its nonce is recorded.
+ */
+function bodyOnBodylessOperation(req: Request): RefusalError | undefined {
+  const route = operationRoutes("signed")(req.method, requestPath(req));
+  if (route === undefined || route.takesBody) return undefined;
+  const sent = req.headers["transfer-encoding"] !== undefined ? "a chunked body" : `a body of ${req.headers["content-length"]} bytes`;
+  return signedError(
+    "VALIDATION_FAILED",
+    `body: ${route.operationId} (${req.method} ${route.path}) takes no request body, and this request sends ${sent}. ` +
+      "Send it without a body (no Content-Length above 0, no Transfer-Encoding): the string to sign has no separators, so a body is refused where none belongs.",
+  );
+}
+
 /**
  * Before the body is read: the signature headers' presence and format, the app key and the
  * timestamp window, so an unsigned or stale request costs no body buffering. It is the first
  * half of the same check (precheckSignedRequest: no HMAC, no nonce recorded), and its failures
- * are final; verifySignature checks the signature over the body once it is read.
+ * are final; verifySignature checks the signature over the body once it is read. A body sent to
+ * an operation that takes none is refused here too, before anything of it is read.
  */
 export function precheckSignature(options: SignatureCheckOptions) {
-  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     // Without a body there is nothing to buffer: the full check, right after, says it all.
     if (!announcesBody(req)) return next();
     const result = await precheckSignedRequest({
@@ -92,9 +118,12 @@ export function precheckSignature(options: SignatureCheckOptions) {
       now: options.now,
       windowSeconds: SIGNATURE_WINDOW_SECONDS,
     });
-    if (result.ok) return next();
-    if (result.cause !== undefined) options.logger.error("Signature check failed internally.", { error: result.cause });
-    next(signedError(result.name, result.message));
+    if (!result.ok) {
+      if (result.cause !== undefined) options.logger.error("Signature check failed internally.", { error: result.cause });
+      if (result.name !== "INTERNAL_ERROR") options.onSignatureRefused?.(result, req, res);
+      return next(signedError(result.name, result.message));
+    }
+    next(bodyOnBodylessOperation(req));
   };
 }
 

@@ -74,3 +74,18 @@ it("answers an operation it leaves out with 100015, and a merchant it may not se
   const foreign = await client.call("getMerchant", { params: { path: { merchantId: 10002 } } }).catch((error: unknown) => error);
   expect(foreign).toMatchObject({ code: 100008, httpStatus: 403 });
 });
+
+it("refuses a used GET replayed with its nonce's end moved into a body (DESIGN item 15)", async () => {
+  const { signRequestHeaders } = await import("../../src/signing/index.js");
+  const { rawRequest } = await import("../hostile/support.js");
+  const headers = signRequestHeaders({ appKey: "demo-app-key", appSecret: "demo-app-secret", body: "", nonce: "minimal-replay-12" });
+  const send = (nonce: string, body: string) => {
+    const extra = body === "" ? [] : ["Content-Type: application/json", `Content-Length: ${body.length}`];
+    const head = ["GET /open-api/v1/merchants?pageNo=1 HTTP/1.1", "Host: 127.0.0.1", "Connection: close", ...Object.entries({ ...headers, "X-Nonce": nonce }).map(([k, v]) => `${k}: ${v}`), ...extra];
+    return rawRequest(baseUrl, [`${head.join("\r\n")}\r\n\r\n${body}`]);
+  };
+  expect(JSON.parse((await send("minimal-replay-12", "")).body).code).toBe(0);
+  const replay = await send("minimal-replay-1", "2");
+  expect(replay.status, replay.body).toBe(400);
+  expect(JSON.parse(replay.body)).toMatchObject({ code: 100009, data: null });
+});
