@@ -9,7 +9,8 @@ const HELP = `Usage: mop proxy --target URL [options]
 Sits between an app and a server: validates every request (spec and signature) and every
 answer (spec), passes traffic through byte for byte, and logs each violation.
 
-  --target URL             the server's base address, e.g. https://staging.example.com
+  --target URL             the server's base address, e.g. https://staging.example.com (no
+                           user:password@: credentials are refused)
   --host HOST              listen address (default 127.0.0.1)
   --port N                 listen port (default 4020; 0 picks a free one)
   --allowed-host NAME      a Host name to answer besides loopback names, the listen address and
@@ -74,6 +75,13 @@ export function createProxyCommand(command: ProxyCommandOptions = {}): Subcomman
       return 0;
     }
     if (!values.target || !URL.canParse(values.target) || !/^https?:\/\//i.test(values.target)) throw usageError("--target must be an http(s) URL, e.g. --target http://127.0.0.1:4010");
+    if (hasCredentials(values.target)) {
+      // Never echo the value: it holds a password.
+      throw usageError(
+        "--target must not carry credentials (user:password@): mop proxy never sends them, and a password in a command line is visible to every user of the machine. " +
+          "Give the target without them; an Authorization header the app sends is passed through unchanged.",
+      );
+    }
     const env = io.env;
     const keys = values["app-key"] ?? [];
     const secretsGiven = values["app-secret"] ?? (env.MOP_APP_SECRET ? [env.MOP_APP_SECRET] : []);
@@ -124,6 +132,11 @@ export function createProxyCommand(command: ProxyCommandOptions = {}): Subcomman
     await proxy.close();
     return 0;
   };
+}
+
+function hasCredentials(url: string): boolean {
+  const parsed = new URL(url);
+  return parsed.username !== "" || parsed.password !== "";
 }
 
 /** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */

@@ -87,6 +87,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const routes = { signed: new RouteTable(schemas.signed.operations.values()), keyed: new RouteTable(schemas.keyed.operations.values()) };
   const nonceStore = createMemoryNonceStore({ capacity: 200_000 });
   const signing = signingOptions(options, now);
+  checkTarget(options.target);
   const upstream = createUpstream({ target: options.target, timeoutMs: options.timeoutMs ?? PROXY_DEFAULTS.timeoutMs, maxAnswerBytes: options.maxAnswerBytes ?? PROXY_DEFAULTS.maxAnswerBytes });
   const report = (violation: Omit<ProxyViolation, "time">) => options.onViolation?.({ time: new Date(now()).toISOString(), ...violation });
 
@@ -206,6 +207,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         upstream.close();
       }),
   };
+}
+
+/** An http(s) URL without credentials: they would never be sent, and messages must not show them. */
+function checkTarget(target: string): void {
+  const parsed = URL.canParse(target) ? new URL(target) : undefined;
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) throw new ProxyConfigError("target", "target must be an http(s) URL, e.g. http://127.0.0.1:4010");
+  if (parsed.username !== "" || parsed.password !== "") throw new ProxyConfigError("target", "target must not carry credentials (user:password@): the proxy never sends them; an Authorization header the client sends is passed through");
 }
 
 function signingOptions(options: ProxyOptions, now: () => number) {

@@ -7,6 +7,7 @@ import type { Command } from "../../src/cli/commands.js";
 import type { Subcommand } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/main.js";
 import { createProxyCommand, proxyCommand } from "../../src/cli/proxy.js";
+import { ProxyConfigError, startProxy } from "../../src/proxy/index.js";
 import { createSandbox, type ListeningSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
@@ -145,6 +146,46 @@ describe("running in-process", () => {
       expect(out.stdout + out.stderr).not.toContain(SECRET);
     }
   });
+});
+
+describe("a --target with credentials", () => {
+  const PASSWORD = "s3cr3t-Pa55word";
+
+  it.each([`http://user:${PASSWORD}@127.0.0.1:1`, `https://${PASSWORD}@staging.example.com`, `http://user:${encodeURIComponent("p@ss:" + PASSWORD)}@127.0.0.1:1/base`])("%s exits 2 before listening and never prints the secret", async (target) => {
+    const { out, io } = fakeIo({ MOP_APP_SECRET: SECRET });
+    let listened = false;
+    const command = createProxyCommand({ stopSignal: Promise.resolve(), onListening: () => void (listened = true) });
+    expect(await runCommand(proxy(command), ["--target", target, "--port", "0", "--sign", "--app-key", "demo-app-key"], io)).toBe(2);
+    expect(out.stderr).toMatch(/--target must not carry credentials \(user:password@\)/);
+    expect(listened).toBe(false);
+    expect(out.stdout + out.stderr).not.toContain(PASSWORD);
+    expect(out.stdout + out.stderr).not.toContain(SECRET);
+  });
+
+  it("startProxy refuses one too, with a ProxyConfigError that does not show it", async () => {
+    const error = await startProxy({ target: `http://user:${PASSWORD}@127.0.0.1:1` }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProxyConfigError);
+    expect((error as ProxyConfigError).field).toBe("target");
+    expect(String((error as Error).message)).not.toContain(PASSWORD);
+  });
+
+  it("as a process: exit code 2, the reason on stderr, the password in neither stream", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "-e", `import("./src/cli/main.ts").then((m) => m.main(${JSON.stringify(["proxy", "--target", `http://admin:${PASSWORD}@127.0.0.1:${new URL(listening.url).port}`, "--port", "0"])})).then((code) => { process.exitCode = code; })`], {
+      cwd: packageRoot(),
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => void (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+    // A proxy that starts listening instead would never exit: stop it, so the test fails rather than hangs.
+    const watchdog = setTimeout(() => child.kill("SIGTERM"), 15_000);
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode))).finally(() => clearTimeout(watchdog));
+    expect(code).toBe(2);
+    expect(stderr).toContain("--target must not carry credentials");
+    expect(stdout).not.toMatch(/mop proxy: http/);
+    expect(stdout + stderr).not.toContain(PASSWORD);
+  }, 30_000);
 });
 
 describe("running as a process", () => {
