@@ -1,7 +1,9 @@
 // `mop examples [DIR]`: copies the quick start's example scripts out of the installed package
 // into the user's project (default ./mop-examples), where they import the package by name.
-// Existing files are never overwritten: a user may have edited them.
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+// Existing files are never overwritten: a user may have edited them. Nothing is written through
+// a symbolic link (a dangling one could point anywhere outside DIR): each file is created
+// exclusively (O_CREAT|O_EXCL, which also fails on a symlink), after an lstat that names why.
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { packageRoot } from "../util/package-root.js";
@@ -13,7 +15,8 @@ const USAGE = `Usage: mop examples [DIR]
 Writes the quick start's example scripts (docs/quickstart.md) into DIR (default ./mop-examples):
   receive-callbacks.mjs   receives and verifies callbacks (needs express)
   first-order.mjs         syncs a customer, creates an order and starts its payment
-Files that already exist are left alone. Run them with node from your project, e.g.
+Files that already exist are left alone; a symbolic link in their place is refused (exit
+code 1) and nothing is written through it. Run them with node from your project, e.g.
   node mop-examples/receive-callbacks.mjs
 
 Options:
@@ -25,6 +28,14 @@ export function shippedExamples(): string[] {
   return readdirSync(join(packageRoot(), "examples"))
     .filter((name) => name.endsWith(".mjs"))
     .sort();
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 export const examplesCommand: Subcommand = async (args: string[], io: CliIo) => {
@@ -47,15 +58,36 @@ export const examplesCommand: Subcommand = async (args: string[], io: CliIo) => 
     io.stderr(`mop examples: cannot create ${shown} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
     return 1;
   }
+  let refused = 0;
   for (const name of shippedExamples()) {
     const destination = join(target, name);
-    if (existsSync(destination)) {
-      io.stdout(`kept    ${join(shown, name)} (exists)\n`);
+    const shownName = join(shown, name);
+    const existing = lstatOrUndefined(destination);
+    if (existing?.isSymbolicLink()) {
+      refused++;
+      io.stderr(`mop examples: ${shownName} is a symbolic link; nothing is written through it (remove it, or choose another folder)\n`);
       continue;
     }
-    copyFileSync(join(packageRoot(), "examples", name), destination);
-    io.stdout(`wrote   ${join(shown, name)}\n`);
+    if (existing) {
+      io.stdout(`kept    ${shownName} (exists)\n`);
+      continue;
+    }
+    try {
+      // "wx": created here or not at all; never follows a link put in its place meanwhile.
+      writeFileSync(destination, readFileSync(join(packageRoot(), "examples", name)), { flag: "wx" });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST" && !lstatOrUndefined(destination)?.isSymbolicLink()) {
+        io.stdout(`kept    ${shownName} (exists)\n`);
+        continue;
+      }
+      refused++;
+      io.stderr(`mop examples: cannot write ${shownName} (${code === "EEXIST" ? "a symbolic link appeared in its place" : (code ?? (error as Error).message)})\n`);
+      continue;
+    }
+    io.stdout(`wrote   ${shownName}\n`);
   }
+  if (refused > 0) return 1;
   io.stdout(`\nNext: node ${join(shown, "receive-callbacks.mjs")}, then node ${join(shown, "first-order.mjs")} (docs/quickstart.md).\n`);
   return 0;
 };

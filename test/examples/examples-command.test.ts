@@ -1,6 +1,7 @@
 // `mop examples` writes the quick start's scripts into a project and never overwrites; a
 // command whose optional peer is missing says what to install.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -40,6 +41,52 @@ describe("mop examples", () => {
     expect(await examplesCommand([target], io)).toBe(0);
     expect(readFileSync(join(target, "first-order.mjs"), "utf8")).toBe("// mine\n");
     expect(out().stdout).toMatch(/kept {4}.*first-order\.mjs \(exists\)/);
+  });
+
+  it("never writes through a dangling symbolic link that points outside the folder", async () => {
+    const target = join(dir, "dangling");
+    const outside = join(dir, "outside");
+    mkdirSync(target, { recursive: true });
+    mkdirSync(outside, { recursive: true });
+    const planted = join(outside, "planted.mjs");
+    symlinkSync(planted, join(target, "first-order.mjs"));
+    const { io, out } = capture();
+    expect(await main(["examples", target], io)).toBe(1);
+    expect(existsSync(planted)).toBe(false);
+    expect(lstatSync(join(target, "first-order.mjs")).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(join(target, "first-order.mjs"))).toBe(planted);
+    expect(out().stderr).toMatch(/first-order\.mjs is a symbolic link; nothing is written through it/);
+    // The other example is still written, as a regular file.
+    expect(lstatSync(join(target, "receive-callbacks.mjs")).isFile()).toBe(true);
+    expect(out().stdout).not.toContain("Next:");
+  });
+
+  it("leaves a file a symbolic link points at untouched", async () => {
+    const target = join(dir, "linked");
+    mkdirSync(target, { recursive: true });
+    const victim = join(dir, "victim.txt");
+    writeFileSync(victim, "precious\n");
+    symlinkSync(victim, join(target, "receive-callbacks.mjs"));
+    const { io } = capture();
+    expect(await examplesCommand([target], io)).toBe(1);
+    expect(readFileSync(victim, "utf8")).toBe("precious\n");
+  });
+
+  it("as a process: a dangling link is refused with exit code 1 and nothing appears outside", () => {
+    const target = join(dir, "process");
+    mkdirSync(target, { recursive: true });
+    const planted = join(dir, "planted-by-process.mjs");
+    symlinkSync(planted, join(target, "receive-callbacks.mjs"));
+    const run = spawnSync(process.execPath, ["--import", "tsx", "-e", `import("./src/cli/main.ts").then((m) => m.main(${JSON.stringify(["examples", target])})).then((code) => { process.exitCode = code; })`], {
+      cwd: packageRoot(),
+      env: { ...process.env, NODE_OPTIONS: "" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("receive-callbacks.mjs is a symbolic link");
+    expect(existsSync(planted)).toBe(false);
+    expect(readFileSync(join(target, "first-order.mjs"), "utf8")).toBe(readFileSync(join(packageRoot(), "examples", "first-order.mjs"), "utf8"));
   });
 
   it("refuses two folders and unknown options with exit code 2", async () => {
