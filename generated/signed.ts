@@ -79,7 +79,12 @@ export interface paths {
          * @description Starts payment of an order pending payment (status 0; otherwise 300002): opens a cashier
          *     session for the order's totalAmount with outTradeNo `ORDER-<orderId>`. When the trade
          *     succeeds, the order moves to paid (1) and the `paymentSucceeded` callback goes to
-         *     notifyUrl. Repeating the call while that trade is open answers the same trade.
+         *     notifyUrl. Repeating the call while that trade is open answers the same trade. After it
+         *     closed (expired), the next call opens a new trade with outTradeNo `ORDER-<orderId>-2`
+         *     (then `-3`, …): every trade has its own outTradeNo.
+         *     These outTradeNos are in the app's namespace shared with createCashierSession: the one
+         *     that claims a value first keeps it, and the other is refused with 400002 (an app should
+         *     not use the `ORDER-` prefix for its own outTradeNo values).
          *     An order whose totalAmount is 0 cannot be paid (a trade's totalAmount is at least 1 fen):
          *     it is refused with 300009 and stays pending until cancelled.
          */
@@ -196,8 +201,9 @@ export interface paths {
          *     discouraged). Idempotent on `outTradeNo`, which is unique for the app that sends it: the
          *     same outTradeNo with the same parameters (judged after defaults: no expireMinutes equals 30)
          *     answers the original tradeNo and cashierUrl, also under concurrent requests; with other
-         *     parameters it is refused with 400002. The trade closes after `expireMinutes` (default 30)
-         *     unless paid.
+         *     parameters it is refused with 400002. payOrder's trades (`ORDER-<orderId>`,
+         *     `ORDER-<orderId>-<n>`) share the namespace: an outTradeNo one of them took is refused with
+         *     400002 here too. The trade closes after `expireMinutes` (default 30) unless paid.
          */
         post: operations["createCashierSession"];
         delete?: never;
@@ -534,7 +540,7 @@ export interface components {
         /**
          * SignedErrorCode
          * Format: int32
-         * @description Envelope code of a failed request of the signed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request to the sandbox's control API or cashier. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used with different parameters; repeat the original parameters to get the original trade. 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0).
+         * @description Envelope code of a failed request of the signed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request to the sandbox's control API or cashier. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0).
          * @enum {integer}
          */
         SignedErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100017 | 100018 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300009 | 400001 | 400002 | 400004 | 500001 | 500002 | 500003;
@@ -776,13 +782,13 @@ export interface components {
         TradeNo: string;
         /**
          * OrderPayment
-         * @description The cashier session opened for an order (designed). Its outTradeNo is `ORDER-` followed by the order id.
+         * @description The cashier session opened for an order (designed). Its outTradeNo is `ORDER-<orderId>` for the order's first trade and `ORDER-<orderId>-<n>` for the n-th, opened after the previous one closed.
          */
         OrderPayment: {
             /** @description Order id. */
             orderId: components["schemas"]["Int64Id"];
             tradeNo: components["schemas"]["TradeNo"];
-            /** @description Merchant order number of the trade, `ORDER-<orderId>`. */
+            /** @description Merchant order number of the trade, `ORDER-<orderId>` (first trade) or `ORDER-<orderId>-<n>` (the n-th, n ≥ 2), in the app's outTradeNo namespace. */
             outTradeNo: string;
             /**
              * Format: uri
@@ -806,10 +812,10 @@ export interface components {
         PayOrderError: {
             /**
              * Format: int32
-             * @description The codes payOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100018 APP_QUOTA_EXCEEDED, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND, 300002 ORDER_NOT_PENDING_PAYMENT, 300009 ORDER_ZERO_AMOUNT.
+             * @description The codes payOrder can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100018 APP_QUOTA_EXCEEDED, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 300001 ORDER_NOT_FOUND, 300002 ORDER_NOT_PENDING_PAYMENT, 300009 ORDER_ZERO_AMOUNT, 400002 OUT_TRADE_NO_CONFLICT.
              * @enum {integer}
              */
-            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100018 | 100099 | 200001 | 200002 | 300001 | 300002 | 300009;
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100018 | 100099 | 200001 | 200002 | 300001 | 300002 | 300009 | 400002;
         } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
         /**
          * CancelOrderRequest
@@ -1953,7 +1959,7 @@ export interface components {
                 } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };
-        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 300002 (ORDER_NOT_PENDING_PAYMENT), 300009 (ORDER_ZERO_AMOUNT). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 300002 (ORDER_NOT_PENDING_PAYMENT), 300009 (ORDER_ZERO_AMOUNT), 400002 (OUT_TRADE_NO_CONFLICT). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         PayOrderConflict: {
             headers: {
                 [name: string]: unknown;
@@ -1962,10 +1968,10 @@ export interface components {
                 "application/json": {
                     /**
                      * Format: int32
-                     * @description The codes payOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 300002 ORDER_NOT_PENDING_PAYMENT, 300009 ORDER_ZERO_AMOUNT.
+                     * @description The codes payOrder answers with HTTP 409: 200002 MERCHANT_OFFLINE, 300002 ORDER_NOT_PENDING_PAYMENT, 300009 ORDER_ZERO_AMOUNT, 400002 OUT_TRADE_NO_CONFLICT.
                      * @enum {integer}
                      */
-                    code: 200002 | 300002 | 300009;
+                    code: 200002 | 300002 | 300009 | 400002;
                 } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
             };
         };

@@ -125,9 +125,38 @@ describe("payOrder's trade", () => {
     const again = (await operations.pay(id)).json.data;
     expect(again.tradeNo).toBe(first.tradeNo);
     await sb.control("POST", `/trades/${first.tradeNo}/close`);
+    expect(first.outTradeNo).toBe(`ORDER-${id}`);
     const fresh = (await operations.pay(id)).json.data;
     expect(fresh.tradeNo).not.toBe(first.tradeNo);
-    expect(fresh.outTradeNo).toBe(`ORDER-${id}`);
+    // Every trade has its own outTradeNo: outTradeNo is unique per app.
+    expect(fresh.outTradeNo).toBe(`ORDER-${id}-2`);
+    await sb.control("POST", `/trades/${fresh.tradeNo}/close`);
+    expect((await operations.pay(id)).json.data.outTradeNo).toBe(`ORDER-${id}-3`);
+  });
+
+  it("reserves its outTradeNo: createCashierSession with it is 400002, whatever the amount, and one order is paid once", async () => {
+    const id = await sb.createOrder();
+    const { tradeNo, outTradeNo } = (await operations.pay(id)).json.data;
+    for (const totalAmount of [1, 3600]) {
+      const clash = await sb.signed({
+        path: "/payment/cashier/create",
+        body: { merchantId: 10001, outTradeNo, totalAmount, subject: `Order ${id}`, notifyUrl: "https://127.0.0.1:9/cb" },
+      });
+      expect(clash.json.code, clash.text).toBe(400002);
+      expect(clash.json.msg).toContain(String(id));
+    }
+    expect((await operations.pay(id)).json.data.tradeNo).toBe(tradeNo);
+    const waiting = sb.sandbox.state.trades().filter((trade) => trade.outTradeNo.startsWith(`ORDER-${id}`));
+    expect(waiting.map((trade) => trade.tradeNo)).toEqual([tradeNo]);
+  });
+
+  it("is refused with 400002 when a cashier session took the order's outTradeNo first, and opens no trade", async () => {
+    const id = await sb.createOrder();
+    await sb.createTrade({ outTradeNo: `ORDER-${id}` });
+    const refused = await operations.pay(id);
+    expect(refused.json.code, refused.text).toBe(400002);
+    expect(refused.json.msg).toContain(`ORDER-${id}`);
+    expect(sb.sandbox.state.order(id)!.tradeNos).toEqual([]);
   });
 
   it("is closed when the order is cancelled", async () => {

@@ -96,6 +96,13 @@ function differingParameters(trade: TradeRecord, input: TradeInput): string[] {
 export function createCashierSession(ctx: SandboxContext, app: AppRecord, input: TradeInput, requestOrigin: string) {
   requireMerchant(ctx, app, input.merchantId);
   const existing = ctx.records.tradeByOutTradeNo(app.appKey, input.outTradeNo);
+  if (existing && existing.orderId !== null) {
+    throw signedError(
+      "OUT_TRADE_NO_CONFLICT",
+      `outTradeNo ${JSON.stringify(input.outTradeNo)} is the merchant order number of order ${existing.orderId}'s payment (opened by payOrder, tradeNo ${existing.tradeNo}); ` +
+        "outTradeNo is unique per app, so choose another one (keep the ORDER- prefix for payOrder).",
+    );
+  }
   if (existing) {
     const differing = differingParameters(existing, input);
     if (differing.length > 0) {
@@ -108,14 +115,32 @@ export function createCashierSession(ctx: SandboxContext, app: AppRecord, input:
   return { tradeNo: trade.tradeNo, cashierUrl: cashierUrl(ctx, trade.tradeNo, requestOrigin) };
 }
 
-/** payOrder's trade: the order's open trade if there is one, else a new one (outTradeNo ORDER-<id>). */
+/**
+ * The merchant order number of an order's n-th payment trade (1-based): `ORDER-<orderId>` for
+ * the first, `ORDER-<orderId>-<n>` for each one opened after the previous one closed, so every
+ * trade has its own outTradeNo in the app's namespace (docs/decisions.md item 7).
+ */
+export function orderOutTradeNo(orderId: bigint, attempt: number): string {
+  return attempt === 1 ? `ORDER-${orderId}` : `ORDER-${orderId}-${attempt}`;
+}
+
+/** payOrder's trade: the order's open trade if there is one, else a new one with the next outTradeNo, claimed like a cashier session's. */
 export function openOrderTrade(ctx: SandboxContext, app: AppRecord, order: OrderRecord, input: Omit<TradeInput, "merchantId" | "outTradeNo" | "totalAmount" | "subject">): TradeRecord {
   for (const tradeNo of order.tradeNos) {
     const trade = ctx.records.trade(tradeNo);
     if (trade && refreshTrade(ctx, trade).status === "WAIT_BUYER_PAY") return trade;
   }
-  const trade = newTrade(ctx, app, { ...input, merchantId: order.merchantId, outTradeNo: `ORDER-${order.id}`, totalAmount: order.totalAmount, subject: `Order ${order.id}` }, order.id);
-  ctx.records.saveTrade(trade);
+  const outTradeNo = orderOutTradeNo(order.id, order.tradeNos.length + 1);
+  const taken = ctx.records.tradeByOutTradeNo(app.appKey, outTradeNo);
+  if (taken) {
+    throw signedError(
+      "OUT_TRADE_NO_CONFLICT",
+      `orderId ${order.id}: its payment would use outTradeNo ${outTradeNo}, which the app already used for createCashierSession (tradeNo ${taken.tradeNo}); ` +
+        "outTradeNo is unique per app, so this order cannot be paid through payOrder. Cancel it and create a new order, and keep the ORDER- prefix out of your own outTradeNo values.",
+    );
+  }
+  const trade = newTrade(ctx, app, { ...input, merchantId: order.merchantId, outTradeNo, totalAmount: order.totalAmount, subject: `Order ${order.id}` }, order.id);
+  ctx.records.saveTrade(trade, { claimOutTradeNo: true });
   order.tradeNos.push(trade.tradeNo);
   ctx.records.saveOrder(order);
   return trade;
