@@ -11,7 +11,8 @@
 //
 // Answers: 200 "success" when handled or already handled (a duplicate must be acknowledged, or
 // the platform keeps retrying it); 401 for a failed signature check, 400 for a payload that is
-// not a valid event, 413 for a body over the cap; 409 while the same event is being handled by
+// not a valid event, 413 for a body over the cap, 408 for a body not received within
+// bodyTimeoutMs (a sender trickling bytes holds no connection for minutes); 409 while the same event is being handled by
 // another delivery (for at most the lease, leaseMs), and 500 when onEvent throws: the event is
 // not marked handled, so the platform's next retry delivers it again.
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -25,6 +26,12 @@ import { secretList, verifyCallback, type CallbackFailure } from "./verify.js";
 
 /** The largest callback body the handler reads; a larger one is answered 413. */
 export const MAX_CALLBACK_BODY_BYTES = 1024 * 1024;
+
+/**
+ * How long the whole body of a delivery may take to arrive, unless `bodyTimeoutMs` says
+ * otherwise: ten times what a 1 MiB body needs on a slow link, and twice the sender's own 5 s.
+ */
+export const DEFAULT_CALLBACK_BODY_TIMEOUT_MS = 10_000;
 
 /** How long a delivery holds its event while onEvent runs, unless `leaseMs` says otherwise. */
 export const DEFAULT_CALLBACK_LEASE_MS = 60_000;
@@ -55,6 +62,12 @@ export interface CallbackHandlerOptions {
    * retry handles the event again. Default 60 000.
    */
   leaseMs?: number;
+  /**
+   * How long the whole body may take to arrive, in milliseconds, from the moment the handler
+   * starts reading it. A slower body is answered 408 (the connection closed), so the platform
+   * retries it. Default 10 000.
+   */
+  bodyTimeoutMs?: number;
   /** The clock in epoch milliseconds. Default Date.now. */
   now?: () => number;
   /** The app key deliveries must carry; default: any whose signature matches the secrets. */
@@ -74,7 +87,7 @@ export interface CallbackHandlerOptions {
  */
 export type CallbackRequestHandler = (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => void;
 
-type BodyRead = { ok: true; bytes: Buffer } | { ok: false; status: number; text: string; parsedBefore?: true };
+type BodyRead = { ok: true; bytes: Buffer } | { ok: false; status: number; text: string; parsedBefore?: true; close?: true };
 
 function answer(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -84,9 +97,9 @@ function answer(res: ServerResponse, status: number, text: string, headers: Reco
   res.end(text);
 }
 
-/** The raw body, up to `limit` bytes; taken from express.raw()/text() if one already ran. */
-function readRawBody(req: IncomingMessage & { body?: unknown }, limit: number): Promise<BodyRead> {
-  const tooLarge: BodyRead = { ok: false, status: 413, text: `BODY_TOO_LARGE: the callback body exceeds ${limit} bytes` };
+/** The raw body, up to `limit` bytes within `timeoutMs`; taken from express.raw()/text() if one already ran. */
+function readRawBody(req: IncomingMessage & { body?: unknown }, limit: number, timeoutMs: number): Promise<BodyRead> {
+  const tooLarge: BodyRead = { ok: false, status: 413, text: `BODY_TOO_LARGE: the callback body exceeds ${limit} bytes`, close: true };
   if (Buffer.isBuffer(req.body)) return Promise.resolve(req.body.length > limit ? tooLarge : { ok: true, bytes: req.body });
   if (typeof req.body === "string") return Promise.resolve({ ok: true, bytes: Buffer.from(req.body, "utf8") });
   if (req.readableEnded || (req.body !== undefined && req.body !== null)) {
@@ -100,7 +113,13 @@ function readRawBody(req: IncomingMessage & { body?: unknown }, limit: number): 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer = setTimeout(() => {
+      cleanup();
+      req.resume(); // discard the rest; the answer closes the connection
+      resolve({ ok: false, status: 408, text: `BODY_TIMEOUT: the callback body did not arrive within ${timeoutMs} ms (${size} bytes received); deliver it again`, close: true });
+    }, timeoutMs);
     const cleanup = () => {
+      clearTimeout(timer);
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
@@ -142,9 +161,11 @@ function checkOptions(options: CallbackHandlerOptions): void {
   for (const field of ["now", "onError"] as const) {
     if (options[field] !== undefined && typeof options[field] !== "function") throw new CallbackConfigError(field, `${field} must be a function`);
   }
-  const lease = options.leaseMs;
-  if (lease !== undefined && !(typeof lease === "number" && Number.isFinite(lease) && lease > 0)) {
-    throw new CallbackConfigError("leaseMs", `leaseMs must be a positive number of milliseconds, got ${String(lease)}`);
+  for (const field of ["leaseMs", "bodyTimeoutMs"] as const) {
+    const value = options[field];
+    if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0)) {
+      throw new CallbackConfigError(field, `${field} must be a positive number of milliseconds, got ${String(value)}`);
+    }
   }
   const store = options.eventStore as Partial<EventStore> | undefined;
   if (store !== undefined && !(typeof store?.claim === "function" && typeof store.complete === "function" && typeof store.release === "function")) {
@@ -176,6 +197,7 @@ export function createCallbackHandler(options: CallbackHandlerOptions): Callback
   const { secrets, onEvent, appKey, now, windowSeconds, onError } = options;
   const clock = now ?? Date.now;
   const leaseMs = options.leaseMs ?? DEFAULT_CALLBACK_LEASE_MS;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_CALLBACK_BODY_TIMEOUT_MS;
   const eventStore = options.eventStore ?? createMemoryEventStore({ now: clock });
   const nonceStore = options.nonceStore ?? createMemoryNonceStore();
   let toldAboutBodyParser = false;
@@ -204,10 +226,11 @@ export function createCallbackHandler(options: CallbackHandlerOptions): Callback
 
   async function handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     if (req.method !== "POST") return answer(res, 405, "METHOD_NOT_ALLOWED: callbacks are POSTed", { Allow: "POST" });
-    const body = await readRawBody(req, MAX_CALLBACK_BODY_BYTES);
+    const body = await readRawBody(req, MAX_CALLBACK_BODY_BYTES, bodyTimeoutMs);
     if (!body.ok) {
       if (body.parsedBefore) misplaced();
-      return answer(res, body.status, body.text, body.status === 413 ? { Connection: "close" } : {});
+      if (body.status === 408) report(new Error(body.text), {});
+      return answer(res, body.status, body.text, body.close ? { Connection: "close" } : {});
     }
 
     const verification = await verifyCallback({

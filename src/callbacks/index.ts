@@ -26,6 +26,7 @@ export {
 export {
   BODY_ALREADY_PARSED_ANSWER,
   createCallbackHandler,
+  DEFAULT_CALLBACK_BODY_TIMEOUT_MS,
   DEFAULT_CALLBACK_LEASE_MS,
   MAX_CALLBACK_BODY_BYTES,
   type CallbackDelivery,

@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -7,6 +7,7 @@ import {
   CallbackConfigError,
   createCallbackHandler,
   createMemoryEventStore,
+  DEFAULT_CALLBACK_BODY_TIMEOUT_MS,
   MAX_CALLBACK_BODY_BYTES,
   type CallbackEvent,
   type CallbackHandlerOptions,
@@ -233,6 +234,73 @@ describe("createCallbackHandler in an Express app", () => {
   });
 });
 
+/**
+ * Sends a delivery's headers on a raw socket, then its body one byte every `tickMs`
+ * (the whole body when `stopAfter` is not given), and reads until the server closes. Gives up
+ * after `deadlineMs` so a handler that never answers fails the test instead of hanging it.
+ */
+function trickle(port: number, delivery: Delivery, { tickMs, stopAfter, deadlineMs = 5_000 }: { tickMs: number; stopAfter?: number; deadlineMs?: number }) {
+  return new Promise<{ answer: string; bytesSent: number; closed: boolean }>((resolve) => {
+    const body = Buffer.from(delivery.body);
+    const head = [`POST /notify HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...Object.entries(delivery.headers).map(([name, value]) => `${name}: ${value}`), `Content-Length: ${body.length}`, "Connection: close"];
+    const socket = connect(port, "127.0.0.1");
+    let answer = "";
+    let sent = 0;
+    const finish = (closed: boolean) => {
+      clearInterval(ticker);
+      clearTimeout(deadline);
+      socket.destroy();
+      resolve({ answer, bytesSent: sent, closed });
+    };
+    socket.on("data", (chunk: Buffer) => void (answer += chunk.toString("utf8")));
+    socket.on("error", () => undefined);
+    socket.on("close", () => finish(true));
+    socket.write(`${head.join("\r\n")}\r\n\r\n`);
+    const ticker = setInterval(() => {
+      if (sent >= (stopAfter ?? body.length) || socket.destroyed) return;
+      socket.write(body.subarray(sent, sent + 1));
+      sent += 1;
+    }, tickMs);
+    const deadline = setTimeout(() => finish(false), deadlineMs);
+  });
+}
+
+describe("the body timeout", () => {
+  it("answers 408 to a body trickled one byte at a time, closes the connection, and does not call onEvent", async () => {
+    let calls = 0;
+    const errors: unknown[] = [];
+    const { port } = await receiver({ onEvent: () => void (calls += 1), onError: (error) => void errors.push(error), bodyTimeoutMs: 300 });
+    // One byte every 20 ms: an idle timeout would never fire, the whole body would take seconds.
+    const result = await trickle(port, deliver(paidBody), { tickMs: 20 });
+    expect(result.closed).toBe(true);
+    expect(result.answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(result.answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(result.answer).toMatch(/\r\n\r\nBODY_TIMEOUT: the callback body did not arrive within 300 ms \(\d+ bytes received\); deliver it again$/);
+    expect(result.bytesSent).toBeLessThan(Buffer.byteLength(paidBody));
+    expect(calls).toBe(0);
+    expect(String(errors[0])).toContain("BODY_TIMEOUT");
+  });
+
+  it("answers 408 to a body that stops arriving", async () => {
+    const { port } = await receiver({ onEvent: () => {}, bodyTimeoutMs: 200 });
+    const result = await trickle(port, deliver(paidBody), { tickMs: 5, stopAfter: 10 });
+    expect(result.answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(result.answer).toContain("(10 bytes received)");
+  });
+
+  it("takes a body that arrives in pieces within the limit", async () => {
+    let calls = 0;
+    const { port } = await receiver({ onEvent: () => void (calls += 1), bodyTimeoutMs: 5_000 });
+    const result = await trickle(port, deliver(paidBody), { tickMs: 1 });
+    expect(result.answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(calls).toBe(1);
+  });
+
+  it("is 10 s unless told otherwise", () => {
+    expect(DEFAULT_CALLBACK_BODY_TIMEOUT_MS).toBe(10_000);
+  });
+});
+
 describe("createCallbackHandler options", () => {
   it.each<[string, Record<string, unknown>, string]>([
     ["no secrets", { secrets: undefined, onEvent: () => {} }, "secrets"],
@@ -240,6 +308,8 @@ describe("createCallbackHandler options", () => {
     ["an empty secret list", { secrets: [], onEvent: () => {} }, "secrets"],
     ["no onEvent", { secrets: appSecret }, "onEvent"],
     ["a lease of zero", { secrets: appSecret, onEvent: () => {}, leaseMs: 0 }, "leaseMs"],
+    ["a body timeout of zero", { secrets: appSecret, onEvent: () => {}, bodyTimeoutMs: 0 }, "bodyTimeoutMs"],
+    ["a body timeout that is not a number", { secrets: appSecret, onEvent: () => {}, bodyTimeoutMs: "10s" }, "bodyTimeoutMs"],
     ["an event store without release", { secrets: appSecret, onEvent: () => {}, eventStore: { claim: () => "claimed", complete: () => {} } }, "eventStore"],
   ])("refuses %s with a CallbackConfigError", (_name, options, field) => {
     expect(() => createCallbackHandler(options as never)).toThrow(CallbackConfigError);
