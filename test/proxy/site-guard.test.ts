@@ -1,4 +1,4 @@
-// mop proxy serves only its own Host names and refuses cross-site state changes (issue: "mop
+// mop proxy serves only its own Host names and refuses cross-site state changes (before, "mop
 // proxy --sign serves any Host and any Origin"). Raw requests on a socket, as a DNS-rebinding
 // page's browser would send them, through a signing proxy in front of the real sandbox: the
 // proxy rewrites Host to the target's, so without its own check the sandbox's check never sees
