@@ -9,7 +9,9 @@ import { bundleSpec } from "./lib/bundle.js";
 import { errorCodesModule, errorsMarkdown, specErrorFiles, YAML_HEADER as REGISTRY_HEADER } from "./lib/error-artifacts.js";
 import { readErrorRegistry } from "./lib/error-registry.js";
 import { operationIdsOf, withOperationErrors } from "./lib/operation-responses.js";
+import { toOpenApi30 } from "./lib/openapi-30.js";
 import { operationsModule } from "./lib/operations.js";
+import { postmanCollection, postmanEnvironment, type PostmanInputs } from "./lib/postman.js";
 import { typesFor } from "./lib/types.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -84,10 +86,12 @@ if (check && stale.length > 0) {
   fail();
 }
 
+const bundles = new Map<string, Record<string, unknown>>();
 for (const name of SPECS) {
   const rootFile = join(root, "openapi", name, "openapi.yaml");
   if (!existsSync(rootFile)) continue;
   const bundled = bundleSpec(rootFile);
+  bundles.set(name, bundled);
   emit(`generated/${name}.openapi.json`, JSON.stringify(bundled, null, 2) + "\n");
   // Written under the YAML 1.1 schema: every string a 1.1 loader (PyYAML, js-yaml) would read as
   // something else (a date-time, yes/no, 0777, 1:20) is quoted; YAML 1.2 loaders read the same values.
@@ -96,6 +100,37 @@ for (const name of SPECS) {
   const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   emit(`generated/${name}.operations.ts`, operationsModule(bundled, `${camel}Operations`, TS_HEADER));
 }
+
+// The OpenAPI 3.0.3 editions of the public specs, for tools that read only 3.0 (docs/other-languages.md).
+for (const name of ["signed", "keyed"]) {
+  const { document } = toOpenApi30(bundles.get(name)!);
+  emit(`generated/${name}.openapi-3.0.json`, JSON.stringify(document, null, 2) + "\n");
+  emit(`generated/${name}.openapi-3.0.yaml`, YAML_HEADER + stringify(document, { lineWidth: 0, version: "1.1" }));
+}
+
+// The Postman collection and its sandbox environment (docs/other-languages.md), signed by the
+// collection's own script; the demo credentials are the sandbox's default fixtures.
+const fixtures = JSON.parse(readFileSync(join(root, "src/sandbox/fixtures/default.json"), "utf8")) as {
+  apps: Array<{ appKey: string; appSecrets: string[]; merchantIds: number[] }>;
+  apiKeys: Array<{ apiKey: string }>;
+};
+const postman: PostmanInputs = {
+  signed: bundles.get("signed")!,
+  keyed: bundles.get("keyed")!,
+  control: bundles.get("sandbox-control")!,
+  sandbox: {
+    appKey: fixtures.apps[0]!.appKey,
+    appSecret: fixtures.apps[0]!.appSecrets[0]!,
+    apiKey: fixtures.apiKeys[0]!.apiKey,
+    merchantId: String(fixtures.apps[0]!.merchantIds[0]),
+  },
+  authFailureCodes: {
+    signed: registry.signed.filter((entry) => entry.http === 401).map((entry) => entry.code),
+    keyed: registry.keyed.filter((entry) => entry.http === 401).map((entry) => entry.code),
+  },
+};
+emit("generated/postman/merchant-open-platform.postman_collection.json", JSON.stringify(postmanCollection(postman), null, 2) + "\n");
+emit("generated/postman/sandbox.postman_environment.json", JSON.stringify(postmanEnvironment(postman), null, 2) + "\n");
 
 for (const [name, content] of bundledWorkflows(join(root, "openapi", "workflows"), YAML_HEADER)) emit(`generated/${name}`, content);
 
