@@ -68,6 +68,14 @@ export const sandboxControlOperations = {
     "hasBody": true,
     "bodyDefaults": []
   },
+  "resetClock": {
+    "method": "POST",
+    "path": "/clock/reset",
+    "query": {},
+    "pathParams": [],
+    "hasBody": false,
+    "bodyDefaults": []
+  },
   "listCallbackDeliveries": {
     "method": "GET",
     "path": "/callbacks",

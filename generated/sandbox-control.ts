@@ -152,6 +152,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/clock/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the clock
+         * @description Moves the sandbox clock back to real time (offset 0). Nothing else changes: trades that
+         *     expired while the clock was ahead stay closed, and callback retries keep their due times
+         *     (those due in the sandbox's future wait for real time to reach them). Sign requests with
+         *     the real clock again afterwards. resetState keeps the offset; this is the way back.
+         */
+        post: operations["resetClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/callbacks": {
         parameters: {
             query?: never;
@@ -187,7 +210,8 @@ export interface paths {
          * Reset to the fixtures
          * @description Drops everything created since start (customers synced, orders, trades, refunds, cards,
          *     applications, the callback log and pending retries) and reloads the fixtures. The clock
-         *     keeps its offset; used nonces stay used.
+         *     keeps its offset (the answer's `clockOffsetSeconds` says how far ahead it still runs;
+         *     resetClock moves it back); used nonces stay used.
          */
         post: operations["resetState"];
         delete?: never;
@@ -302,7 +326,7 @@ export interface components {
         /**
          * ControlErrorCode
          * Format: int32
-         * @description Envelope code of a failed request of the sandbox's control API (the signed interface's registry, control-only codes included), from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request to the sandbox's control API or cashier. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300008 ORDER_SERVICE_NOT_STARTABLE: Service can start only for a paid (status 1) service-type order (sandbox control API). 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used with different parameters; repeat the original parameters to get the original trade. 400003 TRADE_NOT_PAYABLE: The trade is not waiting for payment (it is paid, refunded or closed). 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0). 500004 CREDIT_APPLICATION_NOT_FOUND: The member-card credit application does not exist. 500005 CREDIT_APPLICATION_NOT_PENDING: The credit application has already been approved or rejected.
+         * @description Envelope code of a failed request of the sandbox's control API (the signed interface's registry, control-only codes included), from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request to the sandbox's control API or cashier. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300008 ORDER_SERVICE_NOT_STARTABLE: Service can start only for a paid (status 1) service-type order (sandbox control API). 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400003 TRADE_NOT_PAYABLE: The trade is not waiting for payment (it is paid, refunded or closed). 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0). 500004 CREDIT_APPLICATION_NOT_FOUND: The member-card credit application does not exist. 500005 CREDIT_APPLICATION_NOT_PENDING: The credit application has already been approved or rejected.
          * @enum {integer}
          */
         ControlErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100017 | 100018 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300008 | 300009 | 400001 | 400002 | 400003 | 400004 | 500001 | 500002 | 500003 | 500004 | 500005;
@@ -565,6 +589,19 @@ export interface components {
             responseBody: string | null;
             /** @description True when the receiver answered 2xx in time. */
             acknowledged: boolean;
+            /**
+             * @description `scheduled` for the first attempt and the retries of the schedule, `manual` for a resend from the dashboard.
+             * @enum {string}
+             */
+            trigger: "scheduled" | "manual";
+            /**
+             * @description The signature headers sent with the attempt (X-App-Key, X-Timestamp, X-Nonce, X-Sign);
+             *     X-Sign is shown masked (its first characters), since a whole signature with the other
+             *     headers could be replayed within the window. Empty when nothing was sent (a refused target).
+             */
+            headers: {
+                [key: string]: string;
+            };
         };
         /**
          * CallbackDelivery
@@ -644,6 +681,11 @@ export interface components {
              * @description Apps loaded.
              */
             apps: number;
+            /**
+             * Format: int64
+             * @description How far the sandbox clock still runs ahead of the real clock, in seconds; a reset keeps the offset (resetClock moves it back).
+             */
+            clockOffsetSeconds: number | bigint;
         };
         /**
          * ResetResultEnvelope
@@ -957,6 +999,28 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resetClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock after the reset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClockEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };

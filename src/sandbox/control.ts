@@ -2,6 +2,7 @@
 // the merchant and time itself. No signature: it is a local developer tool (docs/sandbox.md).
 import type { CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
 import { formatPlatformTime } from "./clock.js";
+import { maskHeader } from "./dashboard/masking.js";
 import type { SandboxContext } from "./context.js";
 import { approveApplication, rejectApplication } from "./domain/member-cards.js";
 import { startOrderService } from "./domain/orders.js";
@@ -13,6 +14,15 @@ import type { sandboxControlOperations } from "../../generated/sandbox-control.o
 export function clockView(ctx: SandboxContext) {
   const now = ctx.clock.now();
   return { now: formatPlatformTime(now), epochMs: now, offsetSeconds: Math.floor(ctx.clock.offsetMs / 1000) };
+}
+
+/**
+ * Back to real time. Nothing moves backwards with it: expired trades stay closed, and retries
+ * due at a sandbox time still ahead wait until real time reaches it.
+ */
+export function resetClock(ctx: SandboxContext) {
+  ctx.clock.resetOffset();
+  return clockView(ctx);
 }
 
 /** Moves the clock; trades expire and due callback retries go out at once. */
@@ -36,7 +46,11 @@ export function deliveryView(event: CallbackDeliveryRecord) {
     nextAttemptTime: event.nextAttemptTime === null ? null : formatPlatformTime(event.nextAttemptTime),
     failureReason: event.failureReason,
     body: event.body,
-    attempts: event.attempts.map((attempt) => ({ ...attempt, time: formatPlatformTime(attempt.time) })),
+    attempts: event.attempts.map((attempt) => ({
+      ...attempt,
+      time: formatPlatformTime(attempt.time),
+      headers: Object.fromEntries(Object.entries(attempt.headers).map(([name, value]) => [name, maskHeader(name, value)])),
+    })),
   };
 }
 
@@ -62,7 +76,14 @@ export function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter) {
 export function resetState(ctx: SandboxContext) {
   ctx.callbacks.reset();
   ctx.records.reset();
-  return { merchants: ctx.records.merchants().length, stores: ctx.records.stores().length, cardTemplates: ctx.records.cardTemplates().length, apps: ctx.records.apps().length };
+  return {
+    merchants: ctx.records.merchants().length,
+    stores: ctx.records.stores().length,
+    cardTemplates: ctx.records.cardTemplates().length,
+    apps: ctx.records.apps().length,
+    // The clock is not state: a reset keeps its offset, and says so.
+    clockOffsetSeconds: clockView(ctx).offsetSeconds,
+  };
 }
 
 export function controlOperations(ctx: SandboxContext): OperationHandlers<ControlOperations, typeof sandboxControlOperations> {
@@ -77,6 +98,7 @@ export function controlOperations(ctx: SandboxContext): OperationHandlers<Contro
     rejectCreditApplication: (input) => rejectApplication(ctx, input.path.applicationId, input.body.reason),
     getClock: () => clockView(ctx),
     advanceClock: (input) => advanceClock(ctx, input.body.seconds),
+    resetClock: () => resetClock(ctx),
     listCallbackDeliveries: (input) => listDeliveries(ctx, input.query),
     resetState: () => resetState(ctx),
   };

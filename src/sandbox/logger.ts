@@ -3,6 +3,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import { requestState } from "../server/index.js";
+import { isDashboardRead } from "./dashboard/recorder.js";
 
 export interface RequestLogRecord {
   time: string;
@@ -77,14 +78,19 @@ export function createQuietLogger(): SandboxLogger {
   return { request: () => {}, requestsEnabled: false, warn: () => {}, error: loud.error };
 }
 
-/** Logs every request once it has been answered (nothing at all when the logger drops request records). */
+/**
+ * Logs every request once it has been answered (nothing at all when the logger drops request
+ * records), except the dashboard's own reads: an open dashboard polls every second and would
+ * bury the lines a developer looks for. The dashboard counts them instead (its "own requests").
+ */
 export function requestLogger(logger: SandboxLogger) {
   if (logger.requestsEnabled === false) return (_req: Request, _res: Response, next: NextFunction): void => next();
   return (req: Request, res: Response, next: NextFunction): void => {
+    const url = req.originalUrl;
+    const query = url.indexOf("?");
+    if (isDashboardRead(req.method, query === -1 ? url : url.slice(0, query))) return next();
     const started = performance.now();
     res.once("finish", () => {
-      const url = req.originalUrl;
-      const query = url.indexOf("?");
       const operationId = (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
       const code = requestState(res).envelopeCode as number | undefined;
       logger.request({

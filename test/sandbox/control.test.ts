@@ -94,7 +94,7 @@ describe("resetState", () => {
     await sb.control("POST", `/trades/${tradeNo}/pay`);
     const offset = sb.sandbox.clock.offsetMs;
     const counts = ok("resetState", await sb.control("POST", "/reset"));
-    expect(counts).toEqual({ merchants: 6, stores: 7, cardTemplates: 7, apps: 2 });
+    expect(counts).toEqual({ merchants: 6, stores: 7, cardTemplates: 7, apps: 2, clockOffsetSeconds: Math.floor(offset / 1000) });
     expect((await sb.signed({ path: `/orders/${orderId}?merchantId=10001` })).json.code).toBe(300001);
     expect((await sb.signed({ path: `/payment/query?tradeNo=${tradeNo}` })).json.code).toBe(400001);
     expect((await sb.control("GET", "/callbacks")).json.data.total).toBe(0);
@@ -102,5 +102,17 @@ describe("resetState", () => {
     expect((await sb.signed({ path: "/customers/sync", body: { openUserId: "user-4711" } })).json.data).toMatchObject({ appUserId: 880000000001, created: false });
     expect(sb.sandbox.clock.offsetMs).toBe(offset);
     expect(sb.baseClock.now()).toBe(T0);
+  });
+});
+
+describe("resetClock", () => {
+  it("moves the clock back to real time and changes nothing else", async () => {
+    await sb.control("POST", "/clock/advance", { seconds: 120 });
+    const { tradeNo } = await sb.createTrade();
+    const clock = ok("resetClock", await sb.control("POST", "/clock/reset"));
+    expect(clock).toMatchObject({ offsetSeconds: 0, epochMs: sb.baseClock.now() });
+    expect(sb.sandbox.clock.offsetMs).toBe(0);
+    expect((await sb.signed({ path: `/payment/query?tradeNo=${tradeNo}` })).json.data.tradeStatus).toBe("WAIT_BUYER_PAY");
+    expect(ok("resetState", await sb.control("POST", "/reset")).clockOffsetSeconds).toBe(0);
   });
 });

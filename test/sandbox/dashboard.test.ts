@@ -44,21 +44,24 @@ describe("the sandbox dashboard", () => {
 
     const { requests } = await state(sb);
     const [refused, accepted] = requests;
-    expect(accepted).toMatchObject({ method: "POST", path: "/open-api/v1/customers/sync", operationId: "syncCustomer", status: 200, code: 0, signature: null });
+    expect(accepted).toMatchObject({ method: "POST", url: "/open-api/v1/customers/sync", operationId: "syncCustomer", status: 200, code: 0, outcome: "ok" });
     expect(accepted.durationMs).toEqual(expect.any(Number));
     const timestamp = String(Math.floor(sb.sandbox.clock.now() / 1000));
-    expect(refused).toMatchObject({
+    expect(refused).toMatchObject({ status: 401, code: 100003, diagnosis: "SIGNATURE_MISMATCH", outcome: "refused" });
+    const detail = (await (await fetch(`${sb.url}/sandbox/ui/requests/${refused.id}`)).json()) as any;
+    expect(detail).toMatchObject({
       status: 401,
       code: 100003,
       signature: {
         name: "SIGNATURE_MISMATCH",
-        received: { appKey: DEMO.appKey, timestamp, nonce: "nonce-dashboard-1", sign: expect.stringMatching(/=$/) },
+        received: { appKey: DEMO.appKey, timestamp, nonce: "nonce-dashboard-1", sign: expect.stringMatching(/^.{6}… \(44 characters, masked\)$/) },
         expectedStringToSign: `${DEMO.appKey}${timestamp}nonce-dashboard-1${JSON.stringify(body)}`,
       },
     });
     expect(JSON.stringify(requests)).not.toContain(DEMO.appSecret);
+    expect(JSON.stringify(detail)).not.toContain(DEMO.appSecret);
     // The dashboard's own polling is not recorded.
-    expect((await state(sb)).requests.every((r: { path: string }) => !r.path.startsWith("/sandbox/ui"))).toBe(true);
+    expect((await state(sb)).requests.every((r: { url: string }) => !r.url.startsWith("/sandbox/ui"))).toBe(true);
   });
 
   it("shows trades, orders, deliveries with their attempts, and the clock", async () => {

@@ -6,10 +6,10 @@ import { describe, expect, it } from "vitest";
 import { createRequestRecorder } from "../../src/sandbox/dashboard/recorder.js";
 import { requestState } from "../../src/server/index.js";
 
-function exchange(path: string, status: number, code: number) {
-  const res = Object.assign(new EventEmitter(), { statusCode: status, locals: { operationId: "listStores" } }) as unknown as Response & EventEmitter;
+function exchange(path: string, status: number, code: number, method = "GET") {
+  const res = Object.assign(new EventEmitter(), { statusCode: status, locals: { operationId: "listStores" }, getHeader: () => "application/json" }) as unknown as Response & EventEmitter;
   requestState(res).envelopeCode = code;
-  const req = { originalUrl: `${path}?merchantId=1`, method: "GET" };
+  const req = { originalUrl: `${path}?merchantId=1`, method, headers: {}, rawHeaders: ["X-Sign", "c2lnbmF0dXJlLXRoYXQtbXVzdC1ub3Qtc2hvdy1pbi1mdWxsPQ=="] };
   return { req: req as unknown as Request, res, finish: () => res.emit("finish") };
 }
 
@@ -29,12 +29,14 @@ describe("createRequestRecorder", () => {
       ["/open-api/v1/r4", 204, 4],
       ["/open-api/v1/r3", 203, 3],
     ]);
-    expect(listed[0]).toMatchObject({ time: "2026-11-22T10:15:34+08:00", method: "GET", operationId: "listStores", signature: null });
+    expect(listed[0]).toMatchObject({ atMs: Date.UTC(2026, 10, 22, 2, 15, 34), method: "GET", url: "/open-api/v1/r5?merchantId=1", operationId: "listStores", signature: null });
+    expect(listed[0]!.headers).toEqual([["X-Sign", "c2lnbm… (52 characters, masked)"]]);
+    expect(recorder.get(listed[1]!.id)).toBe(listed[1]);
     recorder.clear();
     expect(recorder.list()).toEqual([]);
   });
 
-  it("does not record the dashboard's own requests", () => {
+  it("counts the dashboard's own reads instead of recording them; its resend (a user's action) is recorded", () => {
     const recorder = createRequestRecorder({ now: () => 0 } as never);
     const { req, res, finish } = exchange("/sandbox/ui/state", 200, 0);
     let passed = false;
@@ -42,5 +44,11 @@ describe("createRequestRecorder", () => {
     finish();
     expect(passed).toBe(true);
     expect(recorder.list()).toEqual([]);
+    expect(recorder.ownRequests).toBe(1);
+    const resend = exchange("/sandbox/ui/callbacks/evt_1/resend", 200, 0, "POST");
+    recorder.middleware(resend.req, resend.res, () => undefined);
+    resend.finish();
+    expect(recorder.list().map((r) => [r.method, r.area])).toEqual([["POST", "dashboard"]]);
+    expect(recorder.ownRequests).toBe(1);
   });
 });

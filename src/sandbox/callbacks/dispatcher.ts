@@ -45,6 +45,10 @@ export interface CallbackAttempt {
   /** The first bytes (RESPONSE_BODY_KEPT_BYTES) of a failed answer's body, as text; null when acknowledged or none. */
   responseBody: string | null;
   acknowledged: boolean;
+  /** "manual" for a resend from the dashboard, "scheduled" for the first attempt and the retries. */
+  trigger: "scheduled" | "manual";
+  /** The signature headers sent (X-App-Key, X-Timestamp, X-Nonce, X-Sign); empty when nothing was sent. */
+  headers: Record<string, string>;
 }
 
 /** How much of a failed answer's body an attempt keeps: enough for a receiver's one-line reason. */
@@ -171,8 +175,8 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
   let generation = 0;
 
   /** Runs an attempt; nothing it does may escape as an unhandled rejection. */
-  function run(eventId: string): void {
-    attempt(eventId).catch((error: unknown) => logger.error("Callback attempt failed internally. This is a sandbox bug.", { eventId, error }));
+  function run(eventId: string, trigger: CallbackAttempt["trigger"] = "scheduled"): void {
+    attempt(eventId, trigger).catch((error: unknown) => logger.error("Callback attempt failed internally. This is a sandbox bug.", { eventId, error }));
   }
 
   function schedule(eventId: string, delayMs: number): void {
@@ -184,7 +188,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     timers.set(eventId, timer);
   }
 
-  async function attempt(eventId: string): Promise<void> {
+  async function attempt(eventId: string, trigger: CallbackAttempt["trigger"]): Promise<void> {
     const entry = events.get(eventId);
     if (closed || !entry || inFlight.has(eventId)) return;
     const { event, secret } = entry;
@@ -203,10 +207,12 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     let httpStatus: number | null = null;
     let error: string | null = null;
     let responseBody: string | null = null;
+    let sentHeaders: Record<string, string> = {};
     try {
       const refused = options.checkTarget ? await options.checkTarget(event.targetUrl) : undefined;
       if (refused !== undefined) throw new RefusedTarget(refused);
       const headers = signRequestHeaders({ appKey: event.appKey, appSecret: secret, body: event.body, now: () => clock.now() });
+      sentHeaders = { ...headers };
       const response = await options.fetch(event.targetUrl, {
         method: "POST",
         headers: { ...headers, "Content-Type": "application/json" },
@@ -226,7 +232,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     if (closed || myGeneration !== generation) return;
     const acknowledged = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
     if (httpStatus !== null && !acknowledged) error = httpStatus >= 300 && httpStatus < 400 ? `redirect (HTTP ${httpStatus}) is not an acknowledgement` : `HTTP ${httpStatus}`;
-    event.attempts.push({ attempt: event.attempts.length + 1, time: started, durationMs: Math.round(performance.now() - startedPerf), httpStatus, error, responseBody, acknowledged });
+    event.attempts.push({ attempt: event.attempts.length + 1, time: started, durationMs: Math.round(performance.now() - startedPerf), httpStatus, error, responseBody, acknowledged, trigger, headers: sentHeaders });
     if (acknowledged) {
       event.status = "delivered";
       event.nextAttemptTime = null;
@@ -296,7 +302,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
       event.status = "pending";
       event.failureReason = null;
       event.nextAttemptTime = clock.now();
-      run(eventId);
+      run(eventId, "manual");
       return { ok: true };
     },
     event: (eventId) => events.get(eventId)?.event,

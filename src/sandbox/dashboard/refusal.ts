@@ -1,7 +1,8 @@
 // What the dashboard shows for a refused signature: the four headers that arrived and the
 // string the sandbox expected to be signed (appKey + timestamp + nonce + body). Never the
 // secret, and not the signature the secret would give: the string is what a developer compares
-// with what their code HMACs.
+// with what their code HMACs. The X-Sign that arrived is shown masked (masking.ts).
+import { maskSignature } from "./masking.js";
 
 export interface SignatureRefusal {
   name: string;
@@ -11,6 +12,11 @@ export interface SignatureRefusal {
   expectedStringToSign: string | null;
   /** Whether the body part was cut for display. */
   truncated: boolean;
+  /**
+   * false when the request was refused before its body was read (the pre-body check: a stale
+   * timestamp, an unknown app key): the expected string then ends where the body would begin.
+   */
+  bodyRead: boolean;
 }
 
 /** Bodies longer than this are cut in the display (the check itself used all of it). */
@@ -23,11 +29,12 @@ export function describeRefusal(
   headers: Record<string, string | string[] | undefined>,
   rawBody: Buffer | undefined,
 ): SignatureRefusal {
+  const sign = header(headers["x-sign"]);
   const received = {
     appKey: header(headers["x-app-key"]),
     timestamp: header(headers["x-timestamp"]),
     nonce: header(headers["x-nonce"]),
-    sign: header(headers["x-sign"]),
+    sign: sign === null ? null : maskSignature(sign),
   };
   const body = (rawBody ?? Buffer.alloc(0)).toString("utf8");
   const truncated = body.length > SHOWN_BODY_CHARS;
@@ -40,5 +47,6 @@ export function describeRefusal(
     // The rule itself, concatenated as received (stringToSign would refuse a malformed part).
     expectedStringToSign: complete ? `${received.appKey}${received.timestamp}${received.nonce}${shown}` : null,
     truncated,
+    bodyRead: rawBody !== undefined,
   };
 }

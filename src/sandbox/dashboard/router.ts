@@ -6,6 +6,7 @@ import type { SandboxContext } from "../context.js";
 import { refuseCrossOrigin } from "../site-guard.js";
 import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from "./page.js";
 import type { RequestRecorder } from "./recorder.js";
+import { appSecrets, requestDetail } from "./request-view.js";
 import { dashboardState } from "./state.js";
 
 const HEADERS = {
@@ -42,6 +43,12 @@ export function dashboardRouter(ctx: SandboxContext, recorder: RequestRecorder):
   router.get("/dashboard.css", send("text/css", DASHBOARD_CSS));
   router.get("/state", (_req, res) => {
     res.set(HEADERS).json(JSON.parse(JSON.stringify(dashboardState(ctx, recorder), (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))));
+  });
+  router.get("/requests/:id", (req, res) => {
+    const kept = /^\d{1,9}$/.test(String(req.params.id)) ? recorder.get(Number(req.params.id)) : undefined;
+    if (!kept) return void res.status(404).set(HEADERS).json({ ok: false, reason: "no such request among the latest the dashboard keeps" });
+    const origin = `${req.protocol}://${req.headers.host ?? "127.0.0.1"}`;
+    res.set(HEADERS).json(requestDetail(ctx, kept, origin, appSecrets(ctx)));
   });
   router.post("/callbacks/:eventId/resend", (req, res) => {
     const refused = sameSiteJson(req, res);

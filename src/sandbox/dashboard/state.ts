@@ -1,8 +1,12 @@
 // One snapshot of everything the dashboard shows, read from the running sandbox's state.
+// Request lines only: a request's detail is fetched when it is opened (request-view.ts).
 import { formatPlatformTime } from "../clock.js";
 import { clockView, listDeliveries } from "../control.js";
 import type { SandboxContext } from "../context.js";
+import { ORDER_STATUS, SERVICE_ORDER_TYPE } from "../domain/order-status.js";
 import type { RequestRecorder } from "./recorder.js";
+import { appSecrets, requestLine } from "./request-view.js";
+import { orderStatusWord, orderTypeWord, tradeStatusMeaning } from "./words.js";
 
 const SHOWN = 50;
 
@@ -16,6 +20,7 @@ export function dashboardState(ctx: SandboxContext, recorder: RequestRecorder) {
       outTradeNo: trade.outTradeNo,
       orderId: trade.orderId === null ? null : trade.orderId.toString(),
       status: trade.status,
+      statusMeaning: tradeStatusMeaning(trade.status),
       totalAmount: trade.totalAmount,
       subject: trade.subject,
       createTime: time(trade.createTime),
@@ -29,7 +34,11 @@ export function dashboardState(ctx: SandboxContext, recorder: RequestRecorder) {
       orderId: order.id.toString(),
       merchantId: order.merchantId.toString(),
       orderType: order.orderType,
+      orderTypeWord: orderTypeWord(order.orderType),
       status: order.status,
+      statusWord: orderStatusWord(order.status),
+      // The control API starts service only of a paid service-type order: offered only there.
+      canStartService: order.orderType === SERVICE_ORDER_TYPE && order.status === ORDER_STATUS.PAID,
       totalAmount: order.totalAmount,
       createTime: time(order.createTime),
       payTime: time(order.payTime),
@@ -39,5 +48,14 @@ export function dashboardState(ctx: SandboxContext, recorder: RequestRecorder) {
     ...delivery,
     applicationId: delivery.applicationId === null ? null : delivery.applicationId.toString(),
   }));
-  return { clock: clockView(ctx), requests: recorder.list(), trades, orders, deliveries };
+  const secrets = appSecrets(ctx);
+  return {
+    clock: clockView(ctx),
+    requests: recorder.list().map((kept) => requestLine(kept, secrets)),
+    /** The dashboard's own reads (its polling), counted here and kept out of the request log. */
+    ownRequests: recorder.ownRequests,
+    trades,
+    orders,
+    deliveries,
+  };
 }

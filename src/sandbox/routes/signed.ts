@@ -6,6 +6,7 @@
 import type { RequestHandler } from "express";
 import { createSignedRouter, requestState, toId, toOptionalId, type HandlerInput, type SignedHandlers } from "../../server/index.js";
 import type { SandboxContext } from "../context.js";
+import { explainMovedClock } from "../clock-refusal.js";
 import { describeRefusal } from "../dashboard/refusal.js";
 import { checkNotifyUrl } from "../notify-target.js";
 import { requireApp } from "../domain/access.js";
@@ -81,8 +82,10 @@ export function signedRouter(ctx: SandboxContext): RequestHandler {
     rateLimiter: ctx.rateLimiter,
     logger: ctx.logger,
     allowInsecureNotify: ctx.allowInsecureNotify,
-    // For the dashboard: what arrived and the string the sandbox expected to be signed.
+    // A stale timestamp while the sandbox clock is moved says so; for the dashboard: what
+    // arrived and the string the sandbox expected to be signed.
     onSignatureRefused: (refusal, req, res) => {
+      explainMovedClock(refusal, ctx.clock);
       res.locals.signatureRefusal = describeRefusal(refusal, req.headers, requestState(res).rawBody);
     },
     checks: [checkNotifyUrl(ctx.notifyPolicy)],
