@@ -65,10 +65,31 @@ function bodyArrayLimits(schemas: SpecSchemas, operationId: string): ArrayLimits
   return perSpec.get(operationId);
 }
 
+/** True when the request sends a body: bytes read, a Content-Length above 0, or chunked framing. */
+export function announcesBody(headers: IncomingRequestShape["headers"], bodyLength = 0): boolean {
+  if (bodyLength > 0 || headers["transfer-encoding"] !== undefined) return true;
+  const length = Number(headers["content-length"]);
+  return Number.isFinite(length) && length > 0;
+}
+
+/**
+ * Why a request breaks the rule that an operation without a request body takes none (DESIGN
+ * item 15), or undefined. The string to sign has no separators, so a body there could carry the
+ * end of a used nonce (a replayed GET); servers refuse it with 100009 before reading it.
+ */
+export function bodyOnBodylessOperation(schemas: SpecSchemas, operationId: string, method: string, headers: IncomingRequestShape["headers"], bodyLength = 0): string | undefined {
+  if (schemas.requestBodySchemaPointer(operationId) || !announcesBody(headers, bodyLength)) return undefined;
+  const sent = headers["transfer-encoding"] !== undefined ? "a chunked body" : `a body of ${bodyLength || headers["content-length"]} bytes`;
+  return `body: ${operationId} (${method}) takes no request body, and this request sends ${sent}; a server refuses it with 100009 (the string to sign has no separators, so a body where none belongs could carry the end of a used nonce)`;
+}
+
 function checkBody(schemas: SpecSchemas, operationId: string, request: IncomingRequestShape): string[] {
   const schemaPointer = schemas.requestBodySchemaPointer(operationId);
+  if (!schemaPointer) {
+    const problem = bodyOnBodylessOperation(schemas, operationId, request.method, request.headers, request.body.length);
+    return problem ? [problem] : [];
+  }
   if (request.body.length === 0 && !schemas.requestBodyRequired(operationId)) return [];
-  if (!schemaPointer) return ["the operation takes no body"];
   if (request.body.length === 0) return ["the body is required"];
   const problems: string[] = [];
   const contentType = String(request.headers["content-type"] ?? "");

@@ -10,9 +10,9 @@ import { declaredTooLarge, MAX_BODY_BYTES, readBody } from "./body.js";
 import { checkAnswer } from "./answer-check.js";
 import { refusalAnswer, sendRefusal } from "./envelope.js";
 import { endToEnd, flatten, pairsOf, type HeaderPairs } from "./headers.js";
-import { capProblems, checkRequestShape, checkSignature } from "./request-check.js";
+import { bodyOnBodylessOperation, capProblems, checkRequestShape, checkSignature } from "./request-check.js";
 import { interfaceOf, parseRequestTarget, type Variant } from "./request-target.js";
-import { signedHeaders } from "./signing.js";
+import { signedHeaders, willSign } from "./signing.js";
 import { proxyServedHosts, siteRefusal } from "./site-guard.js";
 import { createUpstream } from "./upstream.js";
 import { ProxyConfigError } from "./errors.js";
@@ -105,6 +105,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const route = where ? routes[where.variant].match(method, where.relative) : undefined;
     const operationId = route && route !== "method" ? route.operationId : undefined;
 
+    // --sign never signs a body an operation does not take (DESIGN item 15): the signature would
+    // make a shifted-nonce replay of a GET, or any other body where none belongs, look genuine.
+    if (signing && where?.variant === "signed" && operationId && willSign(req, signing.replace)) {
+      const problem = bodyOnBodylessOperation(schemas.signed, operationId, method, req.headers);
+      if (problem) {
+        report({ direction: "request", method, path: target.path, operationId, problems: [problem] });
+        return sendRefusal(res, "signed", "invalid-request", `mop proxy did not sign or forward the request: ${problem}.`, true);
+      }
+    }
     if (declaredTooLarge(req)) {
       report({ direction: "request", method, path: target.path, operationId, problems: [`the body (Content-Length ${req.headers["content-length"]}) is larger than ${MAX_BODY_BYTES} bytes`] });
       return sendRefusal(res, variant, "body-too-large", `The request body is larger than 1 MiB (${MAX_BODY_BYTES} bytes); mop proxy did not forward it.`, true);

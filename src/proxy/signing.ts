@@ -2,6 +2,7 @@
 // X-Timestamp, X-Nonce and X-Sign over the exact body bytes it forwards, so tools that cannot
 // compute an HMAC (curl, Postman, workflow runners, load tools) can drive the interface.
 // A request that already carries X-Sign passes unchanged unless `replace` is set.
+import type { IncomingMessage } from "node:http";
 import { SIGNATURE_HEADERS, signRequestHeaders } from "../signing/index.js";
 import { headerValue, type HeaderPairs } from "./headers.js";
 
@@ -19,6 +20,11 @@ export interface SigningOptions {
 }
 
 const SIGNATURE_NAMES = Object.values(SIGNATURE_HEADERS).map((name) => name.toLowerCase());
+
+/** True when the proxy signs this request: it carries no X-Sign of its own, or signatures are replaced. */
+export function willSign(req: IncomingMessage, replace: boolean | undefined): boolean {
+  return Boolean(replace) || req.headers[SIGNATURE_HEADERS.sign.toLowerCase()] === undefined;
+}
 
 /**
  * The headers with a fresh signature, or undefined when the request keeps its own. The app is
