@@ -40,6 +40,8 @@ interface ParsedBody {
   copy: unknown;
   /** The loopback http:// notifyUrl shown to the validator as https://. */
   insecureNotifyUrl?: string;
+  /** A loopback http:// notifyUrl sent while they are not allowed: its refusal names the switch. */
+  refusedLoopbackNotify?: boolean;
 }
 
 function parseBody(raw: Buffer, options: RequestBodyOptions): ParsedBody {
@@ -62,7 +64,22 @@ function parseBody(raw: Buffer, options: RequestBodyOptions): ParsedBody {
     copy.notifyUrl = `https://${insecureNotifyUrl.slice("http://".length)}`;
     return { exact, copy, insecureNotifyUrl };
   }
+  if (isRecord(copy) && typeof copy.notifyUrl === "string" && isLoopbackHttpUrl(copy.notifyUrl)) return { exact, copy, refusedLoopbackNotify: true };
   return { exact, copy };
+}
+
+/**
+ * The validator's "must match pattern" for an http:// notifyUrl on a loopback host says what a
+ * developer testing locally needs instead: HTTPS is the rule, and how a local server relaxes it.
+ */
+function explainLoopbackNotify(error: unknown): void {
+  const errors = (error as { errors?: { path?: string; message?: string }[] } | null)?.errors;
+  for (const item of Array.isArray(errors) ? errors : []) {
+    if (item.path === "/body/notifyUrl" && /pattern/.test(item.message ?? "")) {
+      item.message =
+        "must be an https:// URL (the contract's rule); http:// on a loopback host is accepted only where the server allows it for local testing: start the sandbox with --allow-insecure-notify (server kit: the allowInsecureNotify option)";
+    }
+  }
 }
 
 const describeInexact = ({ path, overflow }: InexactInteger): string =>
@@ -95,6 +112,7 @@ export function validatedRequestBody(validate: RequestHandler, options: RequestB
       req.body = parsed.copy;
     }
     validate(req, res, (error?: unknown) => {
+      if (error && parsed?.refusedLoopbackNotify === true) explainLoopbackNotify(error);
       if (error || parsed === undefined) return next(error);
       try {
         requestState(res).body = exactBody(req.body, parsed);

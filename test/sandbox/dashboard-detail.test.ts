@@ -226,3 +226,18 @@ describe("orders and trades in words", () => {
     expect(trades[0]).toMatchObject({ status: "SUCCESS", statusMeaning: "paid" });
   });
 });
+
+describe("an http notifyUrl without --allow-insecure-notify", () => {
+  it("is refused with a message that names the flag (loopback); another host keeps the plain HTTPS rule", async () => {
+    const { sb } = await setup({ allowInsecureNotify: false });
+    const base = { merchantId: 10001, totalAmount: 100, subject: "Tea" };
+    const loopback = await sb.signed({ path: "/payment/cashier/create", body: { ...base, outTradeNo: "T-http-1", notifyUrl: "http://127.0.0.1:3000/cb" } });
+    expect(loopback.json.code).toBe(100009);
+    expect(loopback.json.msg).toContain("body.notifyUrl must be an https:// URL");
+    expect(loopback.json.msg).toContain("--allow-insecure-notify");
+    const elsewhere = await sb.signed({ path: "/payment/cashier/create", body: { ...base, outTradeNo: "T-http-2", notifyUrl: "http://app.example.com/cb" } });
+    expect(elsewhere.json.code).toBe(100009);
+    expect(elsewhere.json.msg).not.toContain("--allow-insecure-notify");
+    expect((await latest(sb, "/payment/cashier/create")).message).toBe(elsewhere.json.msg);
+  });
+});
