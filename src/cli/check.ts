@@ -23,9 +23,12 @@ Target:
   --api-key KEY             API key of the key-based interface (or MOP_API_KEY)
   --variant signed|keyed    check only this interface (repeatable; default both)
 Selection:
-  --include NAME|TAG        run only matching checks (repeatable, comma-separated)
-  --exclude NAME|TAG        skip matching checks (repeatable, comma-separated)
-  --list                    list the checks and exit
+  --include NAME|TAG        run only matching checks (repeatable, comma-separated): a check
+                            name, a group (signature), a tag, or an origin: source (rules the
+                            source document states) or designed (rules the contract chose)
+  --exclude NAME|TAG        skip matching checks, as --include (--exclude designed: only
+                            what the source demands)
+  --list                    list the checks with their origin and exit
 Behaviour:
   --strict-http             demand the registry's HTTP status for errors (default: 200 also accepted)
   --concurrency N           checks run at once (default 4)
@@ -118,7 +121,7 @@ export const checkCommand: Subcommand = async (args, io) => {
     return 0;
   }
   if (parsed.list) {
-    for (const check of ALL_CHECKS) io.stdout(`${check.name.padEnd(40)} [${check.tags.join(", ")}] ${check.purpose}\n`);
+    for (const check of ALL_CHECKS) io.stdout(`${check.name.padEnd(40)} ${check.origin.padEnd(8)} [${check.tags.join(", ")}] ${check.purpose}\n`);
     return 0;
   }
   const number = (name: string, value: string | undefined) => {

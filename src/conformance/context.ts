@@ -1,12 +1,13 @@
 // What every check gets: the server's coordinates, the contract, a way to call operations
 // and judge the answers, shared resources created on demand, and the optional extras
 // (sandbox control API, callback receiver).
-import { CheckFailure, CheckSkipped } from "./errors.js";
+import { CheckFailure, CheckSkipped, NotImplemented } from "./errors.js";
 import type { CallbackReceiver } from "./receiver.js";
 import type { ClockDiagnosis } from "./clock.js";
 import type { ControlApi } from "./control.js";
 import type { ConformanceHttp, Exchange } from "./http.js";
 import { judgeAnswer, type Dialect as Variant, type SpecSchemas, type Verdict } from "../contract/index.js";
+import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
 import { bearerRequest, bodyText, buildUrl, signedRequest, type RequestInput } from "./requests.js";
 import type { ResolvedOptions } from "./options.js";
 import { SharedResources } from "./resources.js";
@@ -38,7 +39,7 @@ export class CheckContext {
       runId,
       merchantIds: options.merchantIds,
       data: async (operationId, input) => (await this.signed(operationId, input)).verdict.data,
-      success: async (operationId, input, rule) => this.expectSuccess(await this.signed(operationId, input), rule),
+      setup: (operationId, input) => this.setup(operationId, input),
     });
   }
 
@@ -47,7 +48,23 @@ export class CheckContext {
     const operation = this.schemas.signed.operation(operationId);
     const url = buildUrl(this.options.baseUrl + this.options.basePath, operation.path, input);
     const exchange = await this.http.send(signedRequest(operation.method, url, bodyText(input.body), this.options, input.tamper));
-    return { exchange, verdict: judgeAnswer(this.schemas.signed, "signed", operationId, exchange, this.options.strictHttp), operationId, variant: "signed" };
+    const answer: Answer = { exchange, verdict: judgeAnswer(this.schemas.signed, "signed", operationId, exchange, this.options.strictHttp), operationId, variant: "signed" };
+    return input.invalidPath ? answer : notImplementedOr(answer);
+  }
+
+  /**
+   * A call that prepares a check (the order a refund check refunds, the template a purchase
+   * buys): it must succeed, and when it does not, the failure cites this call and the rule of
+   * its own operation, never the rule of the check it was preparing.
+   */
+  async setup(operationId: string, input: RequestInput = {}): Promise<unknown> {
+    const answer = await this.signed(operationId, input);
+    try {
+      return this.expectSuccess(answer, `signed spec, operation ${operationId}, response 200`);
+    } catch (error) {
+      if (error instanceof CheckFailure) throw new CheckFailure({ ...error.detail, message: `setting up the check, ${operationId} failed: ${error.detail.message}` });
+      throw error;
+    }
   }
 
   /** Sends a signed request to a path no operation may have (for routing checks); not judged. */
@@ -62,7 +79,7 @@ export class CheckContext {
     const url = buildUrl(this.options.baseUrl + "/v1", operation.path, input);
     const key = input.apiKey === null ? undefined : (input.apiKey ?? this.options.apiKey);
     const exchange = await this.http.send(bearerRequest(operation.method, url, key));
-    return { exchange, verdict: judgeAnswer(this.schemas.keyed, "keyed", operationId, exchange, this.options.strictHttp), operationId, variant: "keyed" };
+    return notImplementedOr({ exchange, verdict: judgeAnswer(this.schemas.keyed, "keyed", operationId, exchange, this.options.strictHttp), operationId, variant: "keyed" });
   }
 
   /** The answer must be a conforming success; returns its data. */
@@ -115,6 +132,23 @@ export class CheckContext {
     if (!this.receiver) throw new CheckSkipped("no callback receiver (pass --notify-url with a public URL forwarding to --receiver-port, or run against `mop sandbox --allow-insecure-notify`)");
     return this.receiver;
   }
+}
+
+/** The codes of "no such operation here": what a partial implementation answers for what it leaves out. */
+const UNROUTED: Record<Variant, readonly number[]> = {
+  signed: [SignedErrors.PATH_NOT_FOUND.code, SignedErrors.METHOD_NOT_ALLOWED.code],
+  keyed: [KeyedErrors.KEYED_PATH_NOT_FOUND.code, KeyedErrors.KEYED_METHOD_NOT_ALLOWED.code],
+};
+
+/** An operation of the spec answered as unrouted is not implemented by the server: the check is skipped, not failed. */
+function notImplementedOr(answer: Answer): Answer {
+  const { verdict } = answer;
+  if (!verdict.success && verdict.code !== undefined && UNROUTED[answer.variant].includes(verdict.code)) {
+    const message = (answer.exchange.response?.json as { msg?: unknown; message?: unknown } | undefined) ?? {};
+    const text = typeof message.msg === "string" ? message.msg : typeof message.message === "string" ? message.message : "";
+    throw new NotImplemented(answer.operationId, verdict.code, text.slice(0, 200));
+  }
+  return answer;
 }
 
 function messageOf(exchange: Exchange): string {

@@ -12,6 +12,11 @@ export interface RequestInput {
   body?: unknown;
   /** Deliberate faults, for the signature checks. */
   tamper?: SignatureTamper;
+  /**
+   * The request is deliberately invalid in its path (an id beyond int64): an unrouted answer
+   * (100015) is then judged like any other, not read as "the operation is not implemented".
+   */
+  invalidPath?: boolean;
 }
 
 export interface SignatureTamper {

@@ -5,7 +5,6 @@ import type { RequestInput } from "./requests.js";
 
 type Id = number | bigint;
 const PLACEHOLDER_NOTIFY_URL = "https://example.invalid/mop-check/notify";
-const RULE = "createOrder / syncCustomer / createCashierSession (openapi/signed/paths)";
 
 /** What the resources need from the checker (its CheckContext): the run, and signed calls. */
 export interface ResourceCalls {
@@ -15,8 +14,8 @@ export interface ResourceCalls {
   readonly merchantIds: readonly string[];
   /** Sends a signed request; the answer's data, whatever the answer was. */
   data(operationId: string, input: RequestInput): Promise<unknown>;
-  /** Sends a signed request that must succeed and conform (else a CheckFailure citing rule); its data. */
-  success(operationId: string, input: RequestInput, rule: string): Promise<unknown>;
+  /** Sends a signed request that must succeed and conform (else a CheckFailure citing that call and its operation's rule); its data. */
+  setup(operationId: string, input: RequestInput): Promise<unknown>;
 }
 
 export class SharedResources {
@@ -52,9 +51,14 @@ export class SharedResources {
     });
   }
 
+  /** The syncCustomer body of the checker's own customer: sent again, it must answer the same appUserId. */
+  customerBody(): { openUserId: string; nickname: string } {
+    return { openUserId: `mop-check-${this.calls.runId}`, nickname: "mop check" };
+  }
+
   appUserId(): Promise<Id> {
     return this.once("customer", async () => {
-      const data = (await this.calls.success("syncCustomer", { body: { openUserId: `mop-check-${this.calls.runId}`, nickname: "mop check" } }, RULE)) as { appUserId: Id };
+      const data = (await this.calls.setup("syncCustomer", { body: this.customerBody() })) as { appUserId: Id };
       return data.appUserId;
     });
   }
@@ -63,7 +67,7 @@ export class SharedResources {
   storeId(): Promise<Id | undefined> {
     return this.once("store", async () => {
       const merchantId = await this.merchantId();
-      const data = (await this.calls.success("listStores", { query: { merchantId, pageSize: 100 } }, RULE)) as { list: Array<{ id: Id; status: number }> };
+      const data = (await this.calls.setup("listStores", { query: { merchantId, pageSize: 100 } })) as { list: Array<{ id: Id; status: number }> };
       return data.list.find((s) => s.status === 0)?.id;
     });
   }
@@ -82,7 +86,7 @@ export class SharedResources {
 
   /** Creates a new order and returns its id exactly as the server sent it. */
   async newOrder(kind: "product" | "voucher" = "product"): Promise<Id> {
-    return (await this.calls.success("createOrder", { body: await this.orderBody(kind) }, RULE)) as Id;
+    return (await this.calls.setup("createOrder", { body: await this.orderBody(kind) })) as Id;
   }
 
   /**
@@ -109,7 +113,7 @@ export class SharedResources {
   cardTemplate(): Promise<{ id: Id; cardType: number }> {
     return this.once("template", async () => {
       const merchantId = await this.merchantId();
-      const data = (await this.calls.success("listCardTemplates", { query: { merchantId } }, RULE)) as { list: Array<{ id: Id; cardType: number }> };
+      const data = (await this.calls.setup("listCardTemplates", { query: { merchantId } })) as { list: Array<{ id: Id; cardType: number }> };
       const template = data.list.find((t) => t.cardType !== 0) ?? data.list[0];
       if (!template) throw new CheckSkipped("the merchant has no card templates");
       return template;

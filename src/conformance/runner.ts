@@ -1,7 +1,7 @@
 // Runs the selected checks against a server and collects their results.
 import { randomBytes } from "node:crypto";
-import type { Check, CheckResult } from "./check.js";
-import { CheckFailure, CheckSkipped, ConnectionError } from "./errors.js";
+import type { Check, CheckOrigin, CheckResult } from "./check.js";
+import { CheckFailure, CheckSkipped, ConnectionError, OptionsError } from "./errors.js";
 import { ALL_CHECKS } from "./checks/index.js";
 import { CheckContext } from "./context.js";
 import { ControlApi } from "./control.js";
@@ -22,6 +22,8 @@ export interface ConformanceReport {
   durationMs: number;
   results: CheckResult[];
   counts: { passed: number; failed: number; skipped: number };
+  /** The same counts for the checks of each origin: what the source demands, then what the contract adds. */
+  countsByOrigin: Record<CheckOrigin, { passed: number; failed: number; skipped: number }>;
 }
 
 export interface RunHooks {
@@ -29,8 +31,15 @@ export interface RunHooks {
   onCheckDone?: (result: CheckResult, done: number, total: number) => void;
 }
 
+/** A check matches its name, a group prefix (`signature`), a tag, or its origin (`source`, `designed`). */
+const matches = (check: Check, pattern: string) => check.name === pattern || check.name.startsWith(`${pattern}.`) || check.tags.includes(pattern) || check.origin === pattern;
+
+/** A pattern of --include / --exclude that matches no check is a typo, not a selection: refused. */
+export function unknownPatterns(options: Pick<ResolvedOptions, "include" | "exclude">, checks: readonly Check[] = ALL_CHECKS): string[] {
+  return [...options.include, ...options.exclude].filter((pattern) => !checks.some((check) => matches(check, pattern)));
+}
+
 export function selectChecks(options: Pick<ResolvedOptions, "include" | "exclude" | "variants">, checks: readonly Check[] = ALL_CHECKS): Check[] {
-  const matches = (check: Check, pattern: string) => check.name === pattern || check.name.startsWith(`${pattern}.`) || check.tags.includes(pattern);
   return checks.filter(
     (check) =>
       (options.include.length === 0 || options.include.some((p) => matches(check, p))) &&
@@ -48,6 +57,8 @@ function missingNeed(check: Check, options: ResolvedOptions): string | undefined
 
 export async function runConformance(input: ConformanceOptions, hooks: RunHooks = {}): Promise<ConformanceReport> {
   const options = resolveOptions(input);
+  const unknown = unknownPatterns(options);
+  if (unknown.length > 0) throw new OptionsError(`--include/--exclude ${unknown.map((p) => `"${p}"`).join(", ")} match${unknown.length === 1 ? "es" : ""} no check name, group, tag or origin (source, designed); see mop check --list`);
   const started = Date.now();
   const http = new ConformanceHttp({ timeoutMs: options.timeoutMs, pacer: createRequestPacer(options.rateLimit), ...(options.fetch && { fetch: options.fetch }) });
 
@@ -82,7 +93,11 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
     await receiver?.close();
   }
   const counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const result of results) counts[result.status] += 1;
+  const countsByOrigin: ConformanceReport["countsByOrigin"] = { source: { passed: 0, failed: 0, skipped: 0 }, designed: { passed: 0, failed: 0, skipped: 0 } };
+  for (const result of results) {
+    counts[result.status] += 1;
+    countsByOrigin[result.origin][result.status] += 1;
+  }
   return {
     target: { baseUrl: options.baseUrl, basePath: options.basePath, controlApi: Boolean(control), callbackReceiver: receiver?.url },
     ...(ctx.clock && { clock: { skewMs: ctx.clock.skewMs, readings: ctx.clock.readings, aimSeconds: ctx.clock.aimSeconds } }),
@@ -90,6 +105,7 @@ export async function runConformance(input: ConformanceOptions, hooks: RunHooks 
     durationMs: Date.now() - started,
     results,
     counts,
+    countsByOrigin,
   };
 }
 
@@ -113,7 +129,7 @@ async function measureClock(ctx: CheckContext, probe: Exchange, checks: Check[])
 }
 
 async function runOne(check: Check, ctx: CheckContext, options: ResolvedOptions): Promise<CheckResult> {
-  const base = { name: check.name, tags: check.tags, purpose: check.purpose };
+  const base = { name: check.name, tags: check.tags, origin: check.origin, purpose: check.purpose };
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const missing = missingNeed(check, options);

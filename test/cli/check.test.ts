@@ -58,10 +58,13 @@ describe("mop check: usage", () => {
     for (const option of ["--app-secret", "MOP_APP_SECRETS", "--receiver-cert", "--receiver-key", "--notify-url", "--report json:FILE"]) expect(stdout).toContain(option);
   });
 
-  it("--list names every check and exits 0", async () => {
+  it("--list names every check with its origin and exits 0", async () => {
     const { code, stdout } = await mop(["--list"]);
     expect(code).toBe(0);
-    expect(stdout.trimEnd().split("\n").map((line) => line.split(/\s+/)[0])).toEqual(ALL_CHECKS.map((check) => check.name));
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(ALL_CHECKS.map((check) => check.name));
+    expect(lines.map((line) => line.split(/\s+/)[1])).toEqual(ALL_CHECKS.map((check) => check.origin));
+    expect(stdout).toMatch(/^signature\.before-routing\s+designed\s+\[signature, signed\]/m);
   });
 
   it.each([
@@ -72,6 +75,7 @@ describe("mop check: usage", () => {
     ["a --timeout that is not a number", ["--app-secret", "s", "--timeout", "soon"], /--timeout must be a non-negative number/],
     ["a --receiver-cert without its key", ["--app-secret", "s", "--receiver-cert", "cert.pem"], /--receiver-cert and --receiver-key go together/],
     ["an unreadable --receiver-cert", ["--app-secret", "s", "--receiver-cert", "/nonexistent/cert.pem", "--receiver-key", "/nonexistent/key.pem"], /--receiver-cert: cannot read \/nonexistent\/cert\.pem \(ENOENT\)/],
+    ["an --exclude that matches no check", ["--app-secret", "s", "--exclude", "desgined"], /--include\/--exclude "desgined" matches no check name, group, tag or origin \(source, designed\)/],
   ])("%s: exit 2 with a clear message", async (_label, extra, message) => {
     const { code, stdout, stderr } = await mop([...target(listening.url), ...extra]);
     expect(code).toBe(2);
@@ -118,11 +122,29 @@ describe("mop check: runs", () => {
     const report = JSON.parse(readFileSync(json, "utf8")) as { counts: { passed: number; failed: number }; results: Array<{ name: string; status: string }> };
     expect(report.counts.failed).toBe(0);
     expect(report.results.map((r) => r.name)).toContain("callbacks.payment-succeeded");
-    const xml = new XMLParser({ ignoreAttributes: false }).parse(readFileSync(junit, "utf8")) as { testsuite: { "@_tests": string; "@_failures": string; testcase: unknown[] } };
-    expect(xml.testsuite["@_failures"]).toBe("0");
-    expect(Number(xml.testsuite["@_tests"])).toBe(report.results.length);
-    expect(xml.testsuite.testcase).toHaveLength(report.results.length);
+    const xml = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "testsuite" || name === "testcase" }).parse(readFileSync(junit, "utf8")) as {
+      testsuites: { "@_tests": string; "@_failures": string; testsuite: Array<{ "@_name": string; testcase: unknown[] }> };
+    };
+    expect(xml.testsuites["@_failures"]).toBe("0");
+    expect(Number(xml.testsuites["@_tests"])).toBe(report.results.length);
+    expect(xml.testsuites.testsuite.map((suite) => suite["@_name"])).toEqual(["mop check: source", "mop check: designed"]);
+    expect(xml.testsuites.testsuite.flatMap((suite) => suite.testcase)).toHaveLength(report.results.length);
+    expect(stdout).toMatch(/^PASS signature\.hex-signature \[source\] \(\d+ ms\)$/m);
+    expect(stdout).toMatch(/^PASS signature\.before-routing \[designed\] \(\d+ ms\)$/m);
     expectNoSecret(stdout, stderr, readFileSync(json, "utf8"), readFileSync(junit, "utf8"));
+  });
+
+  it("--exclude designed runs only what the source demands; --include designed the rest", async () => {
+    const source = await mop([...target(listening.url), "--include", "signature", "--exclude", "designed"], { MOP_APP_SECRET: SECRETS[0]! });
+    expect(source.code, source.stdout).toBe(0);
+    expect(source.stdout).toContain("signature.hex-signature");
+    expect(source.stdout).not.toContain("signature.before-routing");
+    expect(source.stdout).toMatch(/\nsource: {3}\d+ passed, 0 failed, 0 skipped \(what the source document demands\)\ndesigned: 0 passed, 0 failed, 0 skipped/);
+    const designed = await mop([...target(listening.url), "--include", "designed", "--exclude", "callbacks,responses,int64,validation,idempotency,state,permissions"], { MOP_APP_SECRET: SECRETS[0]! });
+    expect(designed.code, designed.stdout).toBe(0);
+    expect(designed.stdout).toContain("signature.before-routing");
+    expect(designed.stdout).toContain("signature.body-on-bodyless-operation");
+    expect(designed.stdout).not.toContain("signature.hex-signature");
   });
 
   it("a server wrong in one way: exit 1, the failure explained, no secret anywhere", async () => {
@@ -130,7 +152,7 @@ describe("mop check: runs", () => {
     const junit = join(dir, "fail.xml");
     const { code, stdout, stderr } = await mop([...target(faulty.url), "--api-key", API_KEY, "--include", "keyed,signature.wrong-secret", "--report", `json:${json}`, "--report", `junit:${junit}`], { MOP_APP_SECRET: SECRETS[0]! });
     expect(code).toBe(1);
-    expect(stdout).toMatch(/FAIL keyed\.bearer-required: .*\n {4}problem: {2}the server accepted an unknown API key\n {4}expected: refusal with code 401\n {4}rule: /);
+    expect(stdout).toMatch(/FAIL keyed\.bearer-required \[source\]: .*\n {4}problem: {2}the server accepted an unknown API key\n {4}expected: refusal with code 401\n {4}rule: /);
     expect(stdout).toMatch(/Authorization: Bearer …/);
     const report = JSON.parse(readFileSync(json, "utf8")) as { counts: { failed: number } };
     expect(report.counts.failed).toBe(1);

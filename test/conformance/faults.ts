@@ -59,6 +59,12 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
       request: async (r, t) => (r.body.includes("tamper-same-") && !(await validSignature(r)) ? t.resign(r) : r),
     },
     {
+      // The shifted-nonce replay: the body of a GET is dropped and the rest answered (as a server that never reads a GET's body would).
+      name: "answers a GET that carries a body",
+      breaks: ["signature.body-on-bodyless-operation"],
+      request: (r, t) => (r.method === "GET" && r.body !== "" ? t.resign({ ...r, body: "", headers: Object.fromEntries(Object.entries(r.headers).filter(([k]) => k.toLowerCase() !== "content-type")) }) : r),
+    },
+    {
       name: "routes before checking the signature",
       breaks: ["signature.before-routing"],
       answer: (r) => (r.url.startsWith("/open-api") && !KNOWN_SIGNED_PATH.test(path(r)) ? refusal(100015, 404, `no operation at ${path(r)}`) : undefined),
@@ -122,7 +128,12 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
     { name: "omits openNow from business hours", breaks: ["responses.getStoreBusinessHours"], response: (res, r) => (isOp(r, "GET", /\/business-hours$/) ? editResponse(res, (b) => delete b.data?.openNow) : res) },
     { name: "adds an undeclared field to store detail", breaks: ["responses.getStore", "responses.listNearbyStores"], response: (res, r) => (isOp(r, "GET", /\/stores\/\d+$/) ? editResponse(res, (b) => b.data && (b.data.rating = 5)) : res) },
     { name: "answers merchant list as text/plain", breaks: ["responses.listMerchants", "validation.merchant-page-size"], response: (res, r) => (isOp(r, "GET", /\/merchants$/) && r.url.startsWith("/open-api") ? { ...res, headers: { ...res.headers, "content-type": "text/plain" } } : res) },
-    { name: "rounds large ids in order detail", breaks: ["int64.order-id-round-trip"], response: (res, r) => (isOp(r, "GET", /\/orders\/\d+$/) ? { ...res, body: res.body.replace(/"id":(\d+)/, (_m, d: string) => `"id":${BigInt(Number(d))}`) } : res) },
+    {
+      name: "rounds large ids in order detail",
+      // The order detail is where int64 checks read order ids back, so each of them sees the rounded id.
+      breaks: ["int64.order-id-round-trip", "int64.above-2^53", "int64.rounded-id-unknown"],
+      response: (res, r) => (isOp(r, "GET", /\/orders\/\d+$/) ? { ...res, body: res.body.replace(/"id":(\d+)/, (_m, d: string) => `"id":${BigInt(Number(d))}`) } : res),
+    },
     {
       name: "rounds large ids in store detail",
       breaks: ["int64.above-2^53"],

@@ -1,7 +1,7 @@
 // A server that is wrong in exactly one way: a proxy in front of a conforming sandbox that
 // rewrites requests (re-signing them, so the sandbox accepts what it should not) or answers.
 // The checker is pointed at it and must fail the right checks and pass all others.
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { signRequestHeaders } from "../../src/signing/index.js";
 
@@ -53,6 +53,26 @@ async function readAll(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Forwards with node:http, which (unlike fetch) sends a body on a GET as the checker does on purpose. */
+function forward(target: string, request: ForwardedRequest): Promise<ForwardedResponse> {
+  return new Promise((resolve, reject) => {
+    const body = Buffer.from(request.body, "utf8");
+    const headers = { ...request.headers, ...((body.length > 0 || !/^(GET|HEAD)$/i.test(request.method)) && { "content-length": String(body.length) }) };
+    const upstream = httpRequest(`${target}${request.url}`, { method: request.method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("error", reject);
+      res.on("end", () => {
+        const responseHeaders: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) if (!HOP.has(name) && value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(", ") : value;
+        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, body: Buffer.concat(chunks).toString("utf8") });
+      });
+    });
+    upstream.on("error", reject);
+    upstream.end(body);
+  });
+}
+
 export async function startFaultyServer(target: string, credentials: { appKey: string; appSecret: string }, fault: Fault): Promise<FaultyServer> {
   let tools!: FaultTools;
   const server: Server = createServer((req, res) => {
@@ -71,12 +91,7 @@ export async function startFaultyServer(target: string, credentials: { appKey: s
         return;
       }
       if (fault.request) request = await fault.request(request, tools);
-      const upstream = await fetch(`${target}${request.url}`, { method: request.method, headers: request.headers, ...(request.body && { body: request.body }), redirect: "manual" });
-      const responseHeaders: Record<string, string> = {};
-      upstream.headers.forEach((value, name) => {
-        if (!HOP.has(name)) responseHeaders[name] = value;
-      });
-      let response: ForwardedResponse = { status: upstream.status, headers: responseHeaders, body: await upstream.text() };
+      let response = await forward(target, request);
       if (fault.response) response = await fault.response(response, request, tools);
       res.writeHead(response.status, response.headers).end(response.body);
     })().catch((error: unknown) => {

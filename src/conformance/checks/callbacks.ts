@@ -4,7 +4,7 @@ import { verifySignedRequest } from "../../signing/index.js";
 import { parseJsonLossless } from "../../json/index.js";
 import { SignedErrors } from "../../../generated/error-codes.js";
 import { SIGNATURE_WINDOW_SECONDS } from "../../contract/index.js";
-import { type Check } from "../check.js";
+import type { CheckDefinition } from "../check.js";
 import { CheckFailure, CheckSkipped } from "../errors.js";
 import type { CheckContext } from "../context.js";
 import type { Delivery } from "../receiver.js";
@@ -47,12 +47,14 @@ function httpRefusedReason(url: string): string {
   );
 }
 
-export const callbackChecks: Check[] = [
+export const callbackChecks: CheckDefinition[] = [
   {
     name: "callbacks.payment-succeeded",
     tags: ["callbacks", "signed", "control"],
     purpose: "a paid trade's callback is signed, matches the spec with attach byte for byte, and a refused acknowledgement is retried with the same event id",
     rule: RULE,
+    // The source: the callback "includes the attach value"; its signing, payload and retries are designed.
+    basis: [{ source: "includes the attach value given at creation" }, { decision: "Callbacks" }],
     needs: ["signed", "control", "receiver"],
     async run(ctx) {
       const control = ctx.requireControl();

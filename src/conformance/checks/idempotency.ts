@@ -1,6 +1,6 @@
 // idempotency.*: outTradeNo is the idempotency key of cashier creation (DESIGN item 7).
 import { SignedErrors } from "../../../generated/error-codes.js";
-import { type Check } from "../check.js";
+import type { CheckDefinition, RuleBasis } from "../check.js";
 import { CheckFailure } from "../errors.js";
 import { paidOrder } from "./paid-order.js";
 
@@ -8,12 +8,15 @@ const RULE = "source: Payment trade input, outTradeNo \"idempotency key; globall
 const REFUND_RULE = "signed spec, refundOrder: outRefundNo is the refund's idempotency key; DESIGN item 7";
 type Session = { tradeNo: string; cashierUrl: string };
 
-export const idempotencyChecks: Check[] = [
+const KEY: RuleBasis = { source: "idempotency key; globally unique" };
+
+export const idempotencyChecks: CheckDefinition[] = [
   {
     name: "idempotency.same-parameters",
     tags: ["idempotency", "signed"],
     purpose: "repeating a cashier creation with the same outTradeNo and parameters answers the same tradeNo and cashierUrl",
     rule: RULE,
+    basis: [KEY],
     needs: ["signed"],
     async run(ctx) {
       const body = await ctx.resources.cashierBody({ attach: "same" });
@@ -30,6 +33,8 @@ export const idempotencyChecks: Check[] = [
     tags: ["idempotency", "signed"],
     purpose: "the same outTradeNo with another amount is refused with 400002",
     rule: RULE,
+    // What a reused key with other parameters answers is the contract's choice.
+    basis: [KEY, { decision: "Idempotency" }, { error: "OUT_TRADE_NO_CONFLICT" }],
     needs: ["signed"],
     async run(ctx) {
       const body = await ctx.resources.cashierBody();
@@ -42,6 +47,7 @@ export const idempotencyChecks: Check[] = [
     tags: ["idempotency", "signed"],
     purpose: "parallel duplicate cashier creations make one trade: every answer has the same tradeNo",
     rule: RULE,
+    basis: [KEY],
     needs: ["signed"],
     async run(ctx) {
       const body = await ctx.resources.cashierBody();
@@ -57,6 +63,7 @@ export const idempotencyChecks: Check[] = [
     tags: ["idempotency", "signed", "control"],
     purpose: "a refund repeated with the same outRefundNo and parameters answers the original refund; with another reason it is refused with 400004",
     rule: REFUND_RULE,
+    basis: [{ operation: "refundOrder" }, { decision: "Idempotency" }],
     needs: ["signed", "control"],
     async run(ctx) {
       const orderId = await paidOrder(ctx, "product");

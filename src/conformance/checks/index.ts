@@ -1,5 +1,6 @@
-// Every check, in the order they are reported.
-import type { Check } from "../check.js";
+// Every check, in the order they are reported, each with the origin of its rule (origin.ts).
+import type { Check, CheckDefinition } from "../check.js";
+import { originOf } from "../origin.js";
 import { callbackChecks } from "./callbacks.js";
 import { clockChecks } from "./clock.js";
 import { idempotencyChecks } from "./idempotency.js";
@@ -11,7 +12,7 @@ import { signatureChecks } from "./signature.js";
 import { stateChecks } from "./state.js";
 import { validationChecks } from "./validation.js";
 
-export const ALL_CHECKS: readonly Check[] = [
+const DEFINITIONS: readonly CheckDefinition[] = [
   ...clockChecks,
   ...responseChecks,
   ...signatureChecks,
@@ -23,3 +24,5 @@ export const ALL_CHECKS: readonly Check[] = [
   ...callbackChecks,
   ...keyedChecks,
 ];
+
+export const ALL_CHECKS: readonly Check[] = DEFINITIONS.map((definition) => ({ ...definition, origin: originOf(definition.basis) }));

@@ -8,7 +8,7 @@ export async function paidOrder(ctx: CheckContext, kind: "product" | "voucher"):
   const control = ctx.requireControl();
   const orderId = await ctx.resources.newOrder(kind);
   const merchantId = await ctx.resources.merchantId();
-  const payment = ctx.expectSuccess(await ctx.signed("payOrder", { pathParams: { orderId }, body: { merchantId: BigInt(merchantId), notifyUrl: ctx.resources.notifyUrl() } }), "payOrder") as { tradeNo: string };
+  const payment = (await ctx.setup("payOrder", { pathParams: { orderId }, body: { merchantId: BigInt(merchantId), notifyUrl: ctx.resources.notifyUrl() } })) as { tradeNo: string };
   await control.payTrade(payment.tradeNo);
   return orderId;
 }

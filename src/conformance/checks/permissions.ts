@@ -1,6 +1,6 @@
 // permissions.*: an app sees only its authorised merchants (100008 otherwise).
 import { SignedErrors } from "../../../generated/error-codes.js";
-import { type Check } from "../check.js";
+import type { CheckDefinition } from "../check.js";
 import { CheckSkipped } from "../errors.js";
 
 const RULE = "source: Errors, 100008 \"no data permission for that merchant\"; Authentication, permission facts";
@@ -9,12 +9,13 @@ const PRECEDENCE_RULE = 'signed spec, info, rules every implementation follows: 
 /** An int64 no server is expected to have issued as a merchant id (the largest minus one). */
 const UNKNOWN_MERCHANT = "9223372036854775806";
 
-export const permissionChecks: Check[] = [
+export const permissionChecks: CheckDefinition[] = [
   {
     name: "permissions.unauthorised-merchant",
     tags: ["permissions", "signed"],
     purpose: "a merchant the app is not authorised for is refused with 100008 (detail, store list, order creation)",
     rule: RULE,
+    basis: [{ source: "no data permission for that merchant" }],
     needs: ["signed", "foreignMerchant"],
     async run(ctx) {
       const foreign = ctx.options.foreignMerchantId;
@@ -31,6 +32,7 @@ export const permissionChecks: Check[] = [
     tags: ["permissions", "signed"],
     purpose: "a merchant that does not exist is 200001, not 100008; one that exists but is not authorised is 100008 (existence before authorisation)",
     rule: PRECEDENCE_RULE,
+    basis: [{ decision: "permission precedence" }],
     needs: ["signed"],
     async run(ctx) {
       const unknown = UNKNOWN_MERCHANT;

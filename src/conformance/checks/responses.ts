@@ -1,6 +1,6 @@
 // responses.<operationId>: every operation is called with valid data, built from what earlier
 // calls returned, and its answer must validate against the spec (envelope and content type included).
-import { type Check } from "../check.js";
+import type { CheckDefinition } from "../check.js";
 import { CheckSkipped } from "../errors.js";
 import type { CheckContext } from "../context.js";
 import type { RequestInput } from "../requests.js";
@@ -10,7 +10,7 @@ type Id = number | bigint;
 
 interface OperationCall {
   operationId: string;
-  needs?: Check["needs"];
+  needs?: CheckDefinition["needs"];
   input(ctx: CheckContext): Promise<RequestInput>;
 }
 
@@ -35,7 +35,7 @@ const CALLS: OperationCall[] = [
   {
     operationId: "queryPayment",
     input: async (ctx) => {
-      const created = ctx.expectSuccess(await ctx.signed("createCashierSession", { body: await ctx.resources.cashierBody() }), "createCashierSession") as { tradeNo: string };
+      const created = (await ctx.setup("createCashierSession", { body: await ctx.resources.cashierBody() })) as { tradeNo: string };
       return { query: { tradeNo: created.tradeNo } };
     },
   },
@@ -55,18 +55,20 @@ const CALLS: OperationCall[] = [
     operationId: "listNearbyStores",
     input: async (ctx) => {
       const storeId = await storeOrSkip(ctx);
-      const store = ctx.expectSuccess(await ctx.signed("getStore", { pathParams: { storeId } }), "getStore") as { latitude: number; longitude: number };
+      const store = (await ctx.setup("getStore", { pathParams: { storeId } })) as { latitude: number; longitude: number };
       return { query: { latitude: store.latitude, longitude: store.longitude, radius: 1000 } };
     },
   },
   { operationId: "getStoreBusinessHours", input: async (ctx) => ({ pathParams: { storeId: await storeOrSkip(ctx) } }) },
 ];
 
-export const responseChecks: Check[] = CALLS.map((call) => ({
+export const responseChecks: CheckDefinition[] = CALLS.map((call) => ({
   name: `responses.${call.operationId}`,
   tags: ["responses", "signed"],
   purpose: `${call.operationId} answers valid data with a success envelope that validates against the spec`,
   rule: `signed spec, operation ${call.operationId}`,
+  // A source operation's shape is the source's; the nine operations it only names are designed.
+  basis: [{ operation: call.operationId }],
   needs: ["signed", ...(call.needs ?? [])],
   async run(ctx) {
     const input = await call.input(ctx);

@@ -1,21 +1,22 @@
 // state.*: the preconditions the source states for payment, cancellation, refund and write-off.
 import { SignedErrors } from "../../../generated/error-codes.js";
-import { type Check } from "../check.js";
+import type { CheckDefinition } from "../check.js";
 import { CheckFailure } from "../errors.js";
 
 const RULE = "source: States and transitions, stated preconditions; DESIGN item 2";
 
-export const stateChecks: Check[] = [
+export const stateChecks: CheckDefinition[] = [
   {
     name: "state.pay-requires-pending",
     tags: ["state", "signed"],
     purpose: "payment of a cancelled order is refused with 300002 (payment only for a pending order)",
     rule: RULE,
+    basis: [{ source: "payment may be started only for a pending-payment order" }],
     needs: ["signed"],
     async run(ctx) {
       const orderId = await ctx.resources.newOrder();
       const merchantId = BigInt(await ctx.resources.merchantId());
-      ctx.expectSuccess(await ctx.signed("cancelOrder", { pathParams: { orderId }, body: { merchantId } }), RULE);
+      await ctx.setup("cancelOrder", { pathParams: { orderId }, body: { merchantId } });
       ctx.expectRefused(await ctx.signed("payOrder", { pathParams: { orderId }, body: { merchantId, notifyUrl: ctx.resources.notifyUrl() } }), SignedErrors.ORDER_NOT_PENDING_PAYMENT.code, RULE, "payment of a cancelled order");
     },
   },
@@ -24,6 +25,7 @@ export const stateChecks: Check[] = [
     tags: ["state", "signed"],
     purpose: "cancelling an order twice is refused with 300003 (cancellation only for a pending order)",
     rule: RULE,
+    basis: [{ source: "cancellation applies to a pending-payment order" }],
     needs: ["signed"],
     async run(ctx) {
       const orderId = await ctx.resources.newOrder();
@@ -38,6 +40,7 @@ export const stateChecks: Check[] = [
     tags: ["state", "signed"],
     purpose: "a refund of an unpaid order is refused with 300004 (refund only for a paid order)",
     rule: RULE,
+    basis: [{ source: "a refund request applies to a paid order" }],
     needs: ["signed"],
     async run(ctx) {
       const orderId = await ctx.resources.newOrder();
@@ -49,6 +52,7 @@ export const stateChecks: Check[] = [
     tags: ["state", "signed"],
     purpose: "write-off of a product order is refused with 300005 (write-off only for service-type orders)",
     rule: RULE,
+    basis: [{ source: "write-off applies to service-type orders" }],
     needs: ["signed"],
     async run(ctx) {
       const orderId = await ctx.resources.newOrder("product");
@@ -60,12 +64,14 @@ export const stateChecks: Check[] = [
     tags: ["state", "signed", "control"],
     purpose: "a paid order is status 1 with payTime, refunds to 5, and its history lists every move",
     rule: RULE,
+    // The moves between statuses are "not shown" in the source; the status history is designed.
+    basis: [{ decision: "Order transitions" }, { operation: "listOrderStatusHistory" }],
     needs: ["signed", "control"],
     async run(ctx) {
       const control = ctx.requireControl();
       const orderId = await ctx.resources.newOrder();
       const merchantId = await ctx.resources.merchantId();
-      const payment = ctx.expectSuccess(await ctx.signed("payOrder", { pathParams: { orderId }, body: { merchantId: BigInt(merchantId), notifyUrl: ctx.resources.notifyUrl() } }), RULE) as { tradeNo: string };
+      const payment = (await ctx.setup("payOrder", { pathParams: { orderId }, body: { merchantId: BigInt(merchantId), notifyUrl: ctx.resources.notifyUrl() } })) as { tradeNo: string };
       await control.payTrade(payment.tradeNo);
       const answer = await ctx.signed("getOrder", { pathParams: { orderId }, query: { merchantId } });
       const paid = ctx.expectSuccess(answer, RULE) as { status: number; payTime: string | null };
@@ -83,12 +89,13 @@ export const stateChecks: Check[] = [
     tags: ["state", "signed"],
     purpose: "payment of an order whose total is 0 (every line priced 0) is refused with 300009",
     rule: "DESIGN item 2: a 0-amount order cannot be paid through a trade (trade totalAmount at least 1)",
+    basis: [{ decision: "Order transitions" }, { error: "ORDER_ZERO_AMOUNT" }],
     needs: ["signed"],
     async run(ctx) {
       const rule = "DESIGN item 2: a 0-amount order cannot be paid through a trade (trade totalAmount at least 1)";
       const base = await ctx.resources.orderBody();
       const items = (base.items as Array<Record<string, unknown>>).map((item) => ({ ...item, price: 0 }));
-      const orderId = ctx.expectSuccess(await ctx.signed("createOrder", { body: { ...base, items } }), rule) as number | bigint;
+      const orderId = (await ctx.setup("createOrder", { body: { ...base, items } })) as number | bigint;
       const merchantId = BigInt(await ctx.resources.merchantId());
       ctx.expectRefused(await ctx.signed("payOrder", { pathParams: { orderId }, body: { merchantId, notifyUrl: ctx.resources.notifyUrl() } }), SignedErrors.ORDER_ZERO_AMOUNT.code, rule, "payment of a 0-amount order");
     },
