@@ -26,6 +26,17 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * KeyedErrorEnvelope
+         * @description Envelope of a failed call of the key-based interface; `code` is one of the registry's keyed codes, `data` is null.
+         */
+        ErrorEnvelope: {
+            code: components["schemas"]["KeyedErrorCode"];
+            /** @description Human-readable reason, naming the parameter or header at fault. */
+            message: string;
+            /** @description Always null on failure. */
+            data: null;
+        };
+        /**
          * AccountMerchant
          * @description Merchant (key-based variant list item). Ids are strings here, unlike the signed interface.
          */
@@ -100,24 +111,6 @@ export interface components {
             };
         };
         /**
-         * KeyedErrorCode
-         * Format: int32
-         * @description Envelope code of a failed request of the keyed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 400 KEYED_VALIDATION_FAILED: A query parameter is invalid; the message names it and the rule it breaks. 401 KEYED_UNAUTHORIZED: The Authorization header is missing, not of the form "Bearer <API_KEY>", or the key is unknown or revoked. 404 KEYED_PATH_NOT_FOUND: No operation exists at this path. 405 KEYED_METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 429 KEYED_RATE_LIMITED: Too many requests for this API key; retry after the interval in the Retry-After header. 500 KEYED_INTERNAL_ERROR: An unexpected server error; nothing was changed.
-         * @enum {integer}
-         */
-        KeyedErrorCode: 400 | 401 | 404 | 405 | 429 | 500;
-        /**
-         * KeyedErrorEnvelope
-         * @description Envelope of a failed call of the key-based interface; `code` is one of the registry's keyed codes, `data` is null.
-         */
-        ErrorEnvelope: {
-            code: components["schemas"]["KeyedErrorCode"];
-            /** @description Human-readable reason, naming the parameter or header at fault. */
-            message: string;
-            /** @description Always null on failure. */
-            data: null;
-        };
-        /**
          * ListAccountMerchantsError
          * @description Error envelope of listAccountMerchants: the interface's envelope with only the codes listAccountMerchants can return. The 200 response admits it beside the success envelope, told apart by `code`.
          */
@@ -128,7 +121,18 @@ export interface components {
              * @enum {integer}
              */
             code: 400 | 401 | 429 | 500;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the parameter or header at fault. */
+            message: string;
+            /** @description Always null on failure. */
+            data: null;
+        };
+        /**
+         * KeyedErrorCode
+         * Format: int32
+         * @description Envelope code of a failed request of the keyed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 400 KEYED_VALIDATION_FAILED: A query parameter is invalid; the message names it and the rule it breaks. 401 KEYED_UNAUTHORIZED: The Authorization header is missing, not of the form "Bearer <API_KEY>", or the key is unknown or revoked. 404 KEYED_PATH_NOT_FOUND: No operation exists at this path. 405 KEYED_METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 429 KEYED_RATE_LIMITED: Too many requests for this API key; retry after the interval in the Retry-After header. 500 KEYED_INTERNAL_ERROR: An unexpected server error; nothing was changed.
+         * @enum {integer}
+         */
+        KeyedErrorCode: 400 | 401 | 404 | 405 | 429 | 500;
     };
     responses: {
         /** @description HTTP 400. The envelope code says what failed: 400 (KEYED_VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -144,7 +148,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 400;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the parameter or header at fault. */
+                    message: string;
+                    /** @description Always null on failure. */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 401. The envelope code says what failed: 401 (KEYED_UNAUTHORIZED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -160,7 +168,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 401;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the parameter or header at fault. */
+                    message: string;
+                    /** @description Always null on failure. */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 429. The envelope code says what failed: 429 (KEYED_RATE_LIMITED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -178,7 +190,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 429;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the parameter or header at fault. */
+                    message: string;
+                    /** @description Always null on failure. */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 500. The envelope code says what failed: 500 (KEYED_INTERNAL_ERROR). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -194,7 +210,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 500;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the parameter or header at fault. */
+                    message: string;
+                    /** @description Always null on failure. */
+                    data: null;
+                };
             };
         };
     };
@@ -244,6 +264,3 @@ export interface operations {
         };
     };
 }
-type WithRequired<T, K extends keyof T> = T & {
-    [P in K]-?: T[P];
-};

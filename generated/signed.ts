@@ -478,6 +478,19 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * ErrorEnvelope
+         * @description Envelope of a failed call of the signed interface. `code` is one of the registry's codes
+         *     (see docs/errors.md); `msg` says what failed and, for validation errors (100009), names
+         *     every failing field and the rule it breaks; `data` is always null.
+         */
+        ErrorEnvelope: {
+            code: components["schemas"]["SignedErrorCode"];
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
+        /**
          * SyncCustomerRequest
          * @description Customer sync input (designed): the app's own user, identified by `openUserId`. Syncing
          *     the same openUserId again updates the profile and returns the same appUserId.
@@ -538,26 +551,6 @@ export interface components {
             data: components["schemas"]["CustomerSyncResult"];
         };
         /**
-         * SignedErrorCode
-         * Format: int32
-         * @description Envelope code of a failed request of the signed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request to the sandbox's control API or cashier. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0).
-         * @enum {integer}
-         */
-        SignedErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100017 | 100018 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300009 | 400001 | 400002 | 400004 | 500001 | 500002 | 500003;
-        /**
-         * ErrorEnvelope
-         * @description Envelope of a failed call of the signed interface. `code` is one of the registry's codes
-         *     (see docs/errors.md); `msg` says what failed and, for validation errors (100009), names
-         *     every failing field and the rule it breaks; `data` is always null.
-         */
-        ErrorEnvelope: {
-            code: components["schemas"]["SignedErrorCode"];
-            /** @description Human-readable reason, naming the field or header at fault. */
-            msg: string;
-            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
-            data: null;
-        };
-        /**
          * SyncCustomerError
          * @description Error envelope of syncCustomer: the interface's envelope with only the codes syncCustomer can return. The 200 response admits it beside the success envelope, told apart by `code`.
          */
@@ -568,7 +561,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * OrderType
          * Format: int32
@@ -658,7 +655,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100018 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300007;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * DateTime
          * Format: date-time
@@ -741,7 +742,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 300001;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * PayOrderRequest
          * @description Start payment of an order (designed): opens a cashier session for the order's totalAmount.
@@ -816,7 +821,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100018 | 100099 | 200001 | 200002 | 300001 | 300002 | 300009 | 400002;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * CancelOrderRequest
          * @description Cancel an order (designed). Only an order pending payment (status 0) can be cancelled; its open trade, if any, is closed.
@@ -838,7 +847,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 300001 | 300003;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * OrderStatusRecord
          * @description One move of an order's status (designed). The first record is the creation (fromStatus null, toStatus 0).
@@ -875,7 +888,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 300001;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * RefundOrderRequest
          * @description Request a refund of a paid order (designed). The refund is of the whole totalAmount; partial refunds are not part of the contract.
@@ -931,7 +948,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 300001 | 300004 | 400004;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * WriteOffOrderRequest
          * @description Write off (redeem) a service-type order at a store (designed). Moves a paid (1) or in-service (2) voucher-purchase order to completed (3).
@@ -953,7 +974,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200003 | 200004 | 300001 | 300005 | 300006;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * CreateCashierSessionRequest
          * @description Payment trade input. `outTradeNo` is the idempotency key: repeating a creation with the
@@ -1025,7 +1050,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100018 | 100099 | 200001 | 200002 | 400002;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * TradeStatus
          * @description Payment trade status: WAIT_BUYER_PAY (waiting for the user to pay), SUCCESS (paid),
@@ -1074,7 +1103,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 400001;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * PurchaseMemberCardRequest
          * @description Member-card purchase input.
@@ -1126,7 +1159,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200005 | 500001 | 500002 | 500003;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * CardType
          * Format: int32
@@ -1201,7 +1238,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * MerchantListItem
          * @description Merchant (signed-variant list item).
@@ -1269,7 +1310,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * MerchantDetail
          * @description Merchant (detail).
@@ -1328,7 +1373,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * Latitude
          * Format: double
@@ -1410,7 +1459,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * NearbyStore
          * @description A store with its distance from the queried point (designed).
@@ -1478,7 +1531,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * StoreDetail
          * @description Store detail (designed; the source does not show its fields). The list item's fields plus location and description.
@@ -1530,7 +1587,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200003;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * BusinessDay
          * @description Opening periods of one weekday (designed). A closed day has no periods.
@@ -1583,7 +1644,11 @@ export interface components {
              * @enum {integer}
              */
             code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200003;
-        } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+            /** @description Human-readable reason, naming the field or header at fault. */
+            msg: string;
+            /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+            data: null;
+        };
         /**
          * EventId
          * @description Callback event id; the same on every delivery attempt of one event, so receivers dedupe on it.
@@ -1683,6 +1748,13 @@ export interface components {
                 reason: string;
             };
         };
+        /**
+         * SignedErrorCode
+         * Format: int32
+         * @description Envelope code of a failed request of the signed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request to the sandbox's control API or cashier. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0).
+         * @enum {integer}
+         */
+        SignedErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100017 | 100018 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300009 | 400001 | 400002 | 400004 | 500001 | 500002 | 500003;
     };
     responses: {
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1698,7 +1770,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 401. The envelope code says what failed: 100001 (SIGNATURE_HEADER_MISSING), 100002 (APP_KEY_UNKNOWN), 100003 (SIGNATURE_MISMATCH), 100004 (TIMESTAMP_OUT_OF_WINDOW), 100005 (NONCE_REUSED), 100010 (TIMESTAMP_MALFORMED), 100011 (NONCE_MALFORMED), 100012 (SIGNATURE_MALFORMED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1714,7 +1790,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100001 | 100002 | 100003 | 100004 | 100005 | 100010 | 100011 | 100012;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 413. The envelope code says what failed: 100013 (BODY_TOO_LARGE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1730,7 +1810,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100013;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 415. The envelope code says what failed: 100014 (UNSUPPORTED_MEDIA_TYPE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1746,7 +1830,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100014;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 429. The envelope code says what failed: 100006 (RATE_LIMITED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1764,7 +1852,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100006;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 500. The envelope code says what failed: 100099 (INTERNAL_ERROR). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1780,7 +1872,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100099;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED), 300007 (ORDER_AMOUNT_OUT_OF_RANGE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1796,7 +1892,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009 | 300007;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN), 100018 (APP_QUOTA_EXCEEDED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1812,7 +1912,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008 | 100018;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND), 200005 (CUSTOMER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1828,7 +1932,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 200003 | 200005;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 200004 (STORE_DISABLED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1844,7 +1952,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002 | 200004;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1860,7 +1972,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1876,7 +1992,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1892,7 +2012,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 300001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1908,7 +2032,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1924,7 +2052,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN), 100018 (APP_QUOTA_EXCEEDED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1940,7 +2072,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008 | 100018;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1956,7 +2092,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 300001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 300002 (ORDER_NOT_PENDING_PAYMENT), 300009 (ORDER_ZERO_AMOUNT), 400002 (OUT_TRADE_NO_CONFLICT). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1972,7 +2112,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002 | 300002 | 300009 | 400002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -1988,7 +2132,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2004,7 +2152,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2020,7 +2172,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 300001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 300003 (ORDER_NOT_CANCELLABLE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2036,7 +2192,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002 | 300003;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2052,7 +2212,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2068,7 +2232,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2084,7 +2252,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 300001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2100,7 +2272,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2116,7 +2292,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2132,7 +2312,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2148,7 +2332,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 300001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 300004 (ORDER_NOT_REFUNDABLE), 400004 (OUT_REFUND_NO_CONFLICT). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2164,7 +2352,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002 | 300004 | 400004;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2180,7 +2372,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2196,7 +2392,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND), 300001 (ORDER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2212,7 +2412,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 200003 | 300001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 200004 (STORE_DISABLED), 300005 (ORDER_NOT_SERVICE_TYPE), 300006 (ORDER_NOT_WRITE_OFFABLE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2228,7 +2432,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002 | 200004 | 300005 | 300006;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2244,7 +2452,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN), 100018 (APP_QUOTA_EXCEEDED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2260,7 +2472,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008 | 100018;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2276,7 +2492,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE), 400002 (OUT_TRADE_NO_CONFLICT). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2292,7 +2512,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002 | 400002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2308,7 +2532,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 400001 (TRADE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2324,7 +2552,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 400001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED), 500003 (CARD_TIER_NOT_APPLICABLE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2340,7 +2572,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009 | 500003;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2356,7 +2592,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200005 (CUSTOMER_NOT_FOUND), 500001 (CARD_TEMPLATE_NOT_FOUND), 500002 (CARD_TIER_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2372,7 +2612,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 200005 | 500001 | 500002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2388,7 +2632,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2404,7 +2652,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2420,7 +2672,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2436,7 +2692,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2452,7 +2712,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2468,7 +2732,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100007 (MERCHANT_MODULE_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2484,7 +2752,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100007;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2500,7 +2772,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100007 (MERCHANT_MODULE_FORBIDDEN), 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2516,7 +2792,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100007 | 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2532,7 +2812,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2548,7 +2832,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2564,7 +2852,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2580,7 +2872,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2596,7 +2892,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2612,7 +2912,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2628,7 +2932,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2644,7 +2952,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2660,7 +2972,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2676,7 +2992,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2692,7 +3012,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2708,7 +3032,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2724,7 +3052,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 200003;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2740,7 +3072,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 400. The envelope code says what failed: 100009 (VALIDATION_FAILED). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2756,7 +3092,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100009;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 403. The envelope code says what failed: 100008 (MERCHANT_DATA_FORBIDDEN). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2772,7 +3112,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 100008;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2788,7 +3132,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200001 | 200003;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /** @description HTTP 409. The envelope code says what failed: 200002 (MERCHANT_OFFLINE). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
@@ -2804,7 +3152,11 @@ export interface components {
                      * @enum {integer}
                      */
                     code: 200002;
-                } & WithRequired<components["schemas"]["ErrorEnvelope"], "code">;
+                    /** @description Human-readable reason, naming the field or header at fault. */
+                    msg: string;
+                    /** @description Always null on failure (designed; the source shows only code and msg for errors). */
+                    data: null;
+                };
             };
         };
         /**
@@ -3598,6 +3950,3 @@ export interface operations {
         };
     };
 }
-type WithRequired<T, K extends keyof T> = T & {
-    [P in K]-?: T[P];
-};

@@ -1,6 +1,7 @@
 // Renders what the registry feeds: the spec's error-code schemas and error responses,
 // and the TypeScript table in generated/error-codes.ts.
-import { stringify } from "yaml";
+import { readFileSync } from "node:fs";
+import { parse, stringify } from "yaml";
 import { codesOf, publicCodes, unknownOperations, type ErrorEntry, type ErrorRegistry, type Variant } from "./error-registry.js";
 
 export const YAML_HEADER =
@@ -50,12 +51,27 @@ function codeSchema(title: string, entries: ErrorEntry[], scope: string): string
   return YAML_HEADER + stringify(schema, { lineWidth: 0 });
 }
 
-/** An error envelope narrowed to some codes: the interface's envelope, with `code` limited to them. */
-function narrowedEnvelope(envelopeRef: string, entries: readonly ErrorEntry[], what: string) {
+/** The hand-written envelope of an interface (openapi/<variant>/components/schemas/ErrorEnvelope.yaml). */
+function interfaceEnvelope(variant: Variant): { required: string[]; properties: Record<string, unknown> } {
+  const file = new URL(`../../openapi/${variant}/components/schemas/ErrorEnvelope.yaml`, import.meta.url);
+  return parse(readFileSync(file, "utf8")) as { required: string[]; properties: Record<string, unknown> };
+}
+
+/**
+ * An error envelope narrowed to some codes: a complete object with the interface envelope's
+ * fields, `code` limited to those codes. Not `allOf: [ErrorEnvelope, {code: narrower enum}]`:
+ * generators that emit TypeScript enums (openapi-typescript-codegen, swagger-typescript-api)
+ * turn that into the intersection of two enums, which tsc reduces to `never`. The other fields
+ * are copied from ErrorEnvelope.yaml, their one source.
+ */
+function narrowedEnvelope(variant: Variant, entries: readonly ErrorEntry[], what: string) {
+  const envelope = interfaceEnvelope(variant);
   return {
-    allOf: [{ $ref: envelopeRef }],
-    required: ["code"],
+    type: "object",
+    additionalProperties: false,
+    required: envelope.required,
     properties: {
+      ...envelope.properties,
       code: {
         type: "integer",
         format: "int32",
@@ -92,7 +108,7 @@ function errorResponse(status: number, entries: ErrorEntry[], variant: Variant, 
     ...(status === 429 && { headers: RETRY_AFTER }),
     content: {
       "application/json": {
-        schema: narrowedEnvelope("../schemas/ErrorEnvelope.yaml", entries, `${whose} answers with HTTP ${status}`),
+        schema: narrowedEnvelope(variant, entries, `${whose} answers with HTTP ${status}`),
         examples,
       },
     },
@@ -145,7 +161,7 @@ export function specErrorFiles(registry: ErrorRegistry, operationIds: Record<Var
         title: envelope,
         "x-source": "designed",
         description: `Error envelope of ${id}: the interface's envelope with only the codes ${id} can return. The 200 response admits it beside the success envelope, told apart by \`code\`.`,
-        ...narrowedEnvelope("./ErrorEnvelope.yaml", codes, `${id} can return`),
+        ...narrowedEnvelope(variant, codes, `${id} can return`),
       };
       files.set(`${variant}/components/schemas/${envelope}.yaml`, YAML_HEADER + stringify(schema, { lineWidth: 0 }));
       operations.set(`${variant}:${id}`, { operationId: id, envelope, responses: new Map() });
