@@ -42,7 +42,7 @@ describe("mop proxy --sign", () => {
   });
 
   it("signs and forwards the same GET without a body, and with Content-Length: 0", async () => {
-    for (const headers of [{}, { "Content-Length": "0" }]) {
+    for (const headers of [{}, { "Content-Length": "0" }] as Record<string, string>[]) {
       const answer = await rawExchange(env.proxy.url, requestText("GET", "/open-api/v1/merchants?pageNo=1", headers));
       expect(answer.status).toBe(200);
       expect(envelope(answer).code).toBe(0);
