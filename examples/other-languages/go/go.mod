@@ -1,0 +1,3 @@
+module example.com/mop-recipes
+
+go 1.19
