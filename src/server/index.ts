@@ -26,7 +26,8 @@ export type {
 export { createRateLimiter, type ApiKeyAccount, type ApiKeyLookup, type AppLookup, type RateLimiter, type ServerApp } from "./auth.js";
 export { RefusalError, describeValidationErrors, keyedError, LISTED_VALIDATION_ERRORS, ServerConfigError, signedError, toFailure, toKeyedName, type Failure, type KeyedErrorName, type SignedErrorName } from "./errors.js";
 export { MerchantOpenPlatformError } from "../errors.js";
-export { stderrLogger, type ServerLogger } from "./logger.js";
+export { createStderrLogger, pinoServerLogger, serverLogger, stderrLogger, type LevelledLogger, type LogDetails, type LogLevel, type PinoLike, type ServerLogger } from "./logger.js";
+export { logNonceStoreFailures, STORE_FAILURE_LOG_INTERVAL_MS } from "./nonce-store-log.js";
 export { requestState, type RequestState } from "./state.js";
 export { BODY_LIMIT_BYTES, isJsonContentType } from "./body.js";
 export { respond, sendRaw } from "./envelope.js";

@@ -16,7 +16,8 @@ import { dispatchOperations, pathNotFound, specValidator, type DispatchHandler, 
 import { envelopeErrorHandler, installExactJson } from "./envelope.js";
 import { ServerConfigError } from "./errors.js";
 import type { KeyedHandlers, SignedHandlers } from "./handlers.js";
-import { stderrLogger, type ServerLogger } from "./logger.js";
+import { serverLogger, type ServerLogger } from "./logger.js";
+import { logNonceStoreFailures } from "./nonce-store-log.js";
 import { pipeline } from "./pipeline.js";
 import { validatedRequestBody } from "./request-body.js";
 import { requestState } from "./state.js";
@@ -96,13 +97,13 @@ export function createOperationRouter(options: OperationRouterOptions): RequestH
       captureRawBody,
       ...options.afterBody,
       requireJson,
-      installExactJson(options.dialect, options.logger),
+      installExactJson(options.dialect, serverLogger(options.logger)),
       validatedRequestBody(specValidator(options.spec), { allowInsecureNotify: options.allowInsecureNotify === true }),
       ...options.checks,
       dispatchOperations({ spec: options.spec, dialect: options.dialect, handlers: options.handlers, facts: options.facts }),
       pathNotFound,
     ],
-    envelopeErrorHandler(options.dialect, options.logger),
+    envelopeErrorHandler(options.dialect, serverLogger(options.logger)),
   );
 }
 
@@ -112,10 +113,10 @@ const keyedFacts: RequestFactsOf = (_req: Request, res: Response) => ({ apiKey: 
 /** The signed interface (/open-api/v1 and /open-api): mount it at "/open-api". */
 export function createSignedRouter(options: SignedRouterOptions): RequestHandler {
   checkTable(options.handlers, Object.keys(signedOperations), options.partial);
-  const logger = options.logger ?? stderrLogger;
+  const logger = serverLogger(options.logger);
   const signature = {
     apps: options.apps,
-    nonceStore: options.nonceStore ?? createMemoryNonceStore(),
+    nonceStore: logNonceStoreFailures(options.nonceStore ?? createMemoryNonceStore(), logger, options.now ?? Date.now),
     now: options.now ?? Date.now,
     logger,
     ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
@@ -137,7 +138,7 @@ export function createSignedRouter(options: SignedRouterOptions): RequestHandler
 /** The key-based interface (/v1): mount it at "/v1". */
 export function createKeyedRouter(options: KeyedRouterOptions): RequestHandler {
   checkTable(options.handlers, Object.keys(keyedOperations), options.partial);
-  const logger = options.logger ?? stderrLogger;
+  const logger = serverLogger(options.logger);
   return createOperationRouter({
     spec: "keyed",
     dialect: "keyed",
