@@ -54,6 +54,7 @@ const LANGUAGES: Language[] = [
     flow: (args) => ["python3", "flow.py", ...args],
     receiver: ["python3", "receiver.py", "--port", "0"],
     ready: /receiving callbacks on (http:\/\/127\.0\.0\.1:\d+\/notify)/,
+    env: { PYTHONDONTWRITEBYTECODE: "1" }, // no __pycache__ in the shipped folder
   },
   {
     name: "java",
