@@ -265,7 +265,7 @@ export interface paths {
         };
         /**
          * List card templates
-         * @description Lists the card templates of a merchant, or of all merchants authorised for the app when merchantId is omitted.
+         * @description Lists the card templates of a merchant, or of all online merchants authorised for the app when merchantId is omitted (an offline or cancelled merchant's templates are left out).
          */
         get: operations["listCardTemplates"];
         put?: never;
@@ -330,7 +330,7 @@ export interface paths {
         };
         /**
          * List stores
-         * @description Lists the stores of a merchant, or of all merchants authorised for the app when merchantId is omitted; `name` filters by fuzzy match.
+         * @description Lists the stores of a merchant, or of all online merchants authorised for the app when merchantId is omitted (an offline or cancelled merchant's stores are left out); `name` filters by fuzzy match.
          */
         get: operations["listStores"];
         put?: never;
@@ -627,7 +627,7 @@ export interface components {
             orderType: components["schemas"]["OrderType"];
             /** @description Coupon id used. */
             couponId?: components["schemas"]["Int64Id"];
-            /** @description List of voucher ids in JSON-array format, carried as a string, for example `"[101,102]"`. */
+            /** @description List of voucher ids in JSON-array format, carried as a string, for example `"[101,102]"`. Each id is an int64 from 1 to 9223372036854775807 (designed; a larger one is 100009). */
             voucherIds?: string;
             /** @description Order note. */
             remark?: string;
@@ -1583,10 +1583,10 @@ export interface components {
         GetStoreError: {
             /**
              * Format: int32
-             * @description The codes getStore can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND.
+             * @description The codes getStore can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND.
              * @enum {integer}
              */
-            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200003;
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200002 | 200003;
             /** @description Human-readable reason, naming the field or header at fault. */
             msg: string;
             /** @description Always null on failure (designed; the source shows only code and msg for errors). */
@@ -1640,10 +1640,10 @@ export interface components {
         GetStoreBusinessHoursError: {
             /**
              * Format: int32
-             * @description The codes getStoreBusinessHours can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200001 MERCHANT_NOT_FOUND, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND.
+             * @description The codes getStoreBusinessHours can return: 100001 SIGNATURE_HEADER_MISSING, 100002 APP_KEY_UNKNOWN, 100003 SIGNATURE_MISMATCH, 100004 TIMESTAMP_OUT_OF_WINDOW, 100005 NONCE_REUSED, 100006 RATE_LIMITED, 100008 MERCHANT_DATA_FORBIDDEN, 100009 VALIDATION_FAILED, 100010 TIMESTAMP_MALFORMED, 100011 NONCE_MALFORMED, 100012 SIGNATURE_MALFORMED, 100013 BODY_TOO_LARGE, 100014 UNSUPPORTED_MEDIA_TYPE, 100099 INTERNAL_ERROR, 200002 MERCHANT_OFFLINE, 200003 STORE_NOT_FOUND.
              * @enum {integer}
              */
-            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200001 | 200002 | 200003;
+            code: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100099 | 200002 | 200003;
             /** @description Human-readable reason, naming the field or header at fault. */
             msg: string;
             /** @description Always null on failure (designed; the source shows only code and msg for errors). */
@@ -1751,7 +1751,7 @@ export interface components {
         /**
          * SignedErrorCode
          * Format: int32
-         * @description Envelope code of a failed request of the signed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request to the sandbox's control API or cashier. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0).
+         * @description Envelope code of a failed request of the signed interface, from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key, or the server cannot remember more nonces for the app within the timestamp window (or its shared nonce store is unreachable) and refuses rather than risk a replay; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request to the sandbox's control API or cashier. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0).
          * @enum {integer}
          */
         SignedErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100017 | 100018 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300009 | 400001 | 400002 | 400004 | 500001 | 500002 | 500003;
@@ -3039,7 +3039,7 @@ export interface components {
                 };
             };
         };
-        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        /** @description HTTP 404. The envelope code says what failed: 200003 (STORE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         GetStoreNotFound: {
             headers: {
                 [name: string]: unknown;
@@ -3048,10 +3048,10 @@ export interface components {
                 "application/json": {
                     /**
                      * Format: int32
-                     * @description The codes getStore answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND.
+                     * @description The codes getStore answers with HTTP 404: 200003 STORE_NOT_FOUND.
                      * @enum {integer}
                      */
-                    code: 200001 | 200003;
+                    code: 200003;
                     /** @description Human-readable reason, naming the field or header at fault. */
                     msg: string;
                     /** @description Always null on failure (designed; the source shows only code and msg for errors). */
@@ -3119,7 +3119,7 @@ export interface components {
                 };
             };
         };
-        /** @description HTTP 404. The envelope code says what failed: 200001 (MERCHANT_NOT_FOUND), 200003 (STORE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
+        /** @description HTTP 404. The envelope code says what failed: 200003 (STORE_NOT_FOUND). The envelope code is authoritative; a server may also answer these with HTTP 200, whose schema admits them too. */
         GetStoreBusinessHoursNotFound: {
             headers: {
                 [name: string]: unknown;
@@ -3128,10 +3128,10 @@ export interface components {
                 "application/json": {
                     /**
                      * Format: int32
-                     * @description The codes getStoreBusinessHours answers with HTTP 404: 200001 MERCHANT_NOT_FOUND, 200003 STORE_NOT_FOUND.
+                     * @description The codes getStoreBusinessHours answers with HTTP 404: 200003 STORE_NOT_FOUND.
                      * @enum {integer}
                      */
-                    code: 200001 | 200003;
+                    code: 200003;
                     /** @description Human-readable reason, naming the field or header at fault. */
                     msg: string;
                     /** @description Always null on failure (designed; the source shows only code and msg for errors). */
@@ -3193,7 +3193,10 @@ export interface components {
         OwningMerchantIdQuery: components["schemas"]["Int64Id"];
         /** @description The tradeNo returned at creation. The source calls it a "long"; it is sent as the same digits the creation returned. */
         TradeNoQuery: components["schemas"]["TradeNo"];
-        /** @description Merchant id; when omitted, the items of all merchants authorised for the app. */
+        /**
+         * @description Merchant id; when omitted, the items of all merchants authorised for the app that are online
+         *     (designed: a merchant that is offline or cancelled is left out, as naming it answers 200002).
+         */
         MerchantIdFilterQuery: components["schemas"]["Int64Id"];
         /** @description Page number, 1-based; default 1. */
         PageNoQuery: number;
@@ -3619,7 +3622,10 @@ export interface operations {
     listCardTemplates: {
         parameters: {
             query?: {
-                /** @description Merchant id; when omitted, the items of all merchants authorised for the app. */
+                /**
+                 * @description Merchant id; when omitted, the items of all merchants authorised for the app that are online
+                 *     (designed: a merchant that is offline or cancelled is left out, as naming it answers 200002).
+                 */
                 merchantId?: components["parameters"]["MerchantIdFilterQuery"];
                 /** @description Page number, 1-based; default 1. */
                 pageNo?: components["parameters"]["PageNoQuery"];
@@ -3731,7 +3737,10 @@ export interface operations {
                 pageNo?: components["parameters"]["PageNoQuery"];
                 /** @description Page size; default 10, at most 100. */
                 pageSize?: components["parameters"]["PageSizeQuery"];
-                /** @description Merchant id; when omitted, the items of all merchants authorised for the app. */
+                /**
+                 * @description Merchant id; when omitted, the items of all merchants authorised for the app that are online
+                 *     (designed: a merchant that is offline or cancelled is left out, as naming it answers 200002).
+                 */
                 merchantId?: components["parameters"]["MerchantIdFilterQuery"];
                 /** @description Fuzzy match on the name (case-insensitive substring). */
                 name?: components["parameters"]["NameQuery"];
@@ -3771,7 +3780,10 @@ export interface operations {
                 longitude: components["parameters"]["LongitudeQuery"];
                 /** @description Search radius in metres; default 5000, at most 50000. */
                 radius?: components["parameters"]["RadiusQuery"];
-                /** @description Merchant id; when omitted, the items of all merchants authorised for the app. */
+                /**
+                 * @description Merchant id; when omitted, the items of all merchants authorised for the app that are online
+                 *     (designed: a merchant that is offline or cancelled is left out, as naming it answers 200002).
+                 */
                 merchantId?: components["parameters"]["MerchantIdFilterQuery"];
                 /** @description Page number, 1-based; default 1. */
                 pageNo?: components["parameters"]["PageNoQuery"];

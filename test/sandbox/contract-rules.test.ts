@@ -129,3 +129,25 @@ describe("outRefundNo idempotency", () => {
   });
 
 });
+
+describe("createOrder's voucherIds", () => {
+  const order = (voucherIds: string) =>
+    sb.signed({
+      path: "/orders",
+      body: { merchantId: 10001, userId: 880000000001, orderType: 3, voucherIds, items: [{ itemType: 4, itemId: 7001, itemName: "Voucher", price: 100, quantity: 1 }] },
+    });
+
+  it("takes ids up to the int64 maximum", async () => {
+    const answer = await order("[7001, 9223372036854775807]");
+    expect(answer.json.code, answer.text).toBe(0);
+  });
+
+  it("refuses an id beyond int64 with 100009 naming its place, and stores no order", async () => {
+    const before = sb.sandbox.state.orders().length;
+    const answer = await order("[7001,9223372036854775808]");
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ code: 100009, data: null });
+    expect(answer.json.msg).toBe("body.voucherIds[1] must be <= 9223372036854775807 (int64)");
+    expect(sb.sandbox.state.orders().length).toBe(before);
+  });
+});

@@ -10,6 +10,7 @@ import { requireCustomer } from "./customers.js";
 import { historyView, moveOrder, ORDER_STATUS, orderView, SERVICE_ORDER_TYPE } from "./order-status.js";
 import { cashierUrl, openOrderTrade, refreshTrade } from "./payments.js";
 import { orderIdBase, roundedIdHint, TWO_POW_53 } from "./id-range.js";
+import { parseIdText } from "../../server/index.js";
 
 /**
  * Order ids are 2^53 + 1, 2^53 + 3, 2^53 + 5 …: above 2^53 a double holds only even integers,
@@ -41,7 +42,21 @@ function requireOpenStore(ctx: SandboxContext, merchantId: bigint, storeId: bigi
   return store;
 }
 
+/**
+ * voucherIds is a JSON array of ids carried as text; the spec's pattern allows 1 to 19 digits
+ * each, and a "long" holds at most 9223372036854775807, which a pattern cannot say briefly.
+ */
+function checkVoucherIds(voucherIds: string | undefined): void {
+  if (voucherIds === undefined) return;
+  const problems = [...voucherIds.matchAll(/[0-9]+/g)].flatMap((match, index) => {
+    const id = parseIdText(match[0]);
+    return typeof id === "string" ? [`voucherIds[${index}] ${id}`] : [];
+  });
+  if (problems.length > 0) throw signedError("VALIDATION_FAILED", `body.${problems.join("; body.")}`);
+}
+
 export function createOrder(ctx: SandboxContext, app: AppRecord, input: CreateOrderInput): bigint {
+  checkVoucherIds(input.voucherIds);
   requireMerchant(ctx, app, input.merchantId);
   if (input.storeId !== undefined) requireOpenStore(ctx, input.merchantId, input.storeId);
   requireCustomer(ctx, app, input.userId, "userId");
