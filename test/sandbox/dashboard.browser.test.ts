@@ -97,14 +97,13 @@ describe.skipIf(!hasChromium)(title, () => {
     let reached = false;
     for (let i = 0; i < 300 && !reached; i++) {
       await page.keyboard.press("Tab");
-      reached = await page.evaluate((id) => {
-        const active = document.activeElement;
-        return active?.textContent === "Resend" && active.closest(".delivery")?.getAttribute("data-event") === id;
-      }, eventId);
+      reached = await page.evaluate<boolean>(
+        `document.activeElement?.textContent === "Resend" && document.activeElement.closest(".delivery")?.getAttribute("data-event") === ${JSON.stringify(eventId)}`,
+      );
     }
     expect(reached).toBe(true);
     await page.waitForTimeout(2500); // two updates of the page
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Resend");
+    expect(await page.evaluate<string>("document.activeElement?.textContent")).toBe("Resend");
     const received = receiver.received.length;
     await page.keyboard.press("Enter");
     await receiver.waitFor(received + 1);
@@ -125,13 +124,13 @@ describe.skipIf(!hasChromium)(title, () => {
     await expected.waitFor();
     const text = await expected.textContent();
     expect(text).toContain("nonce-browser-1" + JSON.stringify(body));
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("detail-h");
+    expect(await page.evaluate<string>("document.activeElement?.id")).toBe("detail-h");
     // Select it as a person would (a triple click selects the block), wait through updates.
     await expected.click({ clickCount: 3 });
     await page.waitForTimeout(2500);
-    expect((await page.evaluate(() => String(window.getSelection()))).trim()).toBe(text);
+    expect((await page.evaluate<string>("String(window.getSelection())")).trim()).toBe(text);
     await page.getByRole("button", { name: "Copy the string to sign" }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(text);
+    await expect.poll(() => page.evaluate<string>("navigator.clipboard.readText()")).toBe(text);
     expect(await page.locator("#detail").innerText()).not.toContain(DEMO.appSecret);
     expect(await page.locator("#detail pre.received").innerText()).toMatch(/X-Sign: .{6}… \(44 characters, masked\)/);
   }, 60_000);
@@ -159,7 +158,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await okRow.getByRole("button").click();
     await expect.poll(() => page.locator("#detail pre.body").first().textContent()).toBe(JSON.stringify({ openUserId: "browser-body-1", nickname: "Ada" }));
     await page.getByRole("button", { name: "Copy as curl" }).click();
-    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    const curl = await page.evaluate<string>("navigator.clipboard.readText()");
     expect(curl).toContain(`--curl '${sb.url}/open-api/v1/customers/sync'`);
     expect(curl).toContain('"$MOP_APP_SECRET"');
   }, 60_000);
