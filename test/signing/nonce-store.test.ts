@@ -115,6 +115,15 @@ describe("memory nonce store", () => {
     const store = createMemoryNonceStore();
     expect(() => store.useOnce("app", "nonce-0001", Number.NaN, t0)).toThrow(SigningInputError);
     expect(() => store.useOnce("app", "nonce-0001", t0 + S, Number.POSITIVE_INFINITY)).toThrow(SigningInputError);
+    expect(() => createMemoryNonceStore({ forgottenBeforeMs: Number.NaN })).toThrow(SigningInputError);
+  });
+
+  it("with forgottenBeforeMs answers forgotten for timestamps before that second, and only when told the timestamp", () => {
+    const store = createMemoryNonceStore({ forgottenBeforeMs: t0 + 500 });
+    expect(store.useOnce("app", "nonce-0001", t0 + 601 * S, t0 + 2 * S, t0 - S)).toBe("forgotten");
+    expect(store.useOnce("app", "nonce-0002", t0 + 601 * S, t0 + 2 * S, t0)).toBe("fresh");
+    expect(store.useOnce("app", "nonce-0003", t0 + 601 * S, t0 + 2 * S)).toBe("fresh");
+    expect(store.size).toBe(2);
   });
 });
 
