@@ -45,7 +45,7 @@ Options:
   --public-base-url URL        base of cashierUrl when the sandbox is reached through a proxy
   --nonce-capacity N           nonces remembered at once in memory (default 1000000, about
                                90 MB at most; each app gets an equal share of at least a
-                               quarter); more for a load test over 3,300 signed requests/s
+                               quarter); more for a load test over 400 signed requests/s
   --nonce-store URL            record used nonces in Redis (redis://HOST:PORT/DB) so several
                                sandboxes behind one address refuse each other's replays
                                (default: in memory, this process only)
