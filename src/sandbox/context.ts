@@ -9,6 +9,7 @@ import type { SandboxClock } from "./clock.js";
 import type { SandboxLogger } from "./logger.js";
 import type { SandboxRecords } from "./store/types.js";
 import type { IdRange } from "./domain/id-range.js";
+import type { Scenarios } from "./scenarios/scenarios.js";
 
 export interface SandboxContext {
   records: SandboxRecords;
@@ -28,4 +29,6 @@ export interface SandboxContext {
   servedHosts: ServedHosts;
   /** The key in each cashierUrl (cashier-key.ts). */
   cashierKeys: CashierKeys;
+  /** Faults and the other scenarios' state and timers (docs/scenarios.md). */
+  scenarios: Scenarios;
 }

@@ -7,6 +7,7 @@ import type { SandboxContext } from "./context.js";
 import { approveApplication, rejectApplication } from "./domain/member-cards.js";
 import { startOrderService } from "./domain/orders.js";
 import { closeTrade, controlTradeView, expireDueTrades, payTrade } from "./domain/payments.js";
+import { createFault, deleteFault, listFaults } from "./faults/control.js";
 import type { OperationHandlers } from "../server/index.js";
 import type { operations as ControlOperations } from "../../generated/sandbox-control.js";
 import type { sandboxControlOperations } from "../../generated/sandbox-control.operations.js";
@@ -76,6 +77,7 @@ export function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter) {
 export function resetState(ctx: SandboxContext) {
   ctx.callbacks.reset();
   ctx.records.reset();
+  ctx.scenarios.reset();
   return {
     merchants: ctx.records.merchants().length,
     stores: ctx.records.stores().length,
@@ -100,6 +102,9 @@ export function controlOperations(ctx: SandboxContext): OperationHandlers<Contro
     advanceClock: (input) => advanceClock(ctx, input.body.seconds),
     resetClock: () => resetClock(ctx),
     listCallbackDeliveries: (input) => listDeliveries(ctx, input.query),
+    createFault: (input) => createFault(ctx, input.body),
+    listFaults: (input) => listFaults(ctx, input.query),
+    deleteFault: (input) => deleteFault(ctx, input.path.faultId),
     resetState: () => resetState(ctx),
   };
 }

@@ -23,6 +23,7 @@ import { ServedHosts } from "./site-guard.js";
 import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
 import type { SandboxRecords } from "./store/types.js";
 import { SandboxConfigError } from "./errors.js";
+import { Scenarios } from "./scenarios/scenarios.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
 /** @deprecated The former name of CallbackDeliveryRecord (a CallbackEvent is a payload, from the package root). */
@@ -187,6 +188,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
     servedHosts,
     cashierKeys: createCashierKeys(),
+    scenarios: new Scenarios(),
   };
   const app = createSandboxApp(ctx);
   const servers = new Set<ListeningSandbox>();
@@ -218,6 +220,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       close: async () => {
         servers.delete(handle);
         callbacks.close();
+        ctx.scenarios.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
@@ -239,6 +242,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ready: warmUpValidators,
     async close() {
       callbacks.close();
+      ctx.scenarios.close();
       await Promise.all([...servers].map((server) => server.close()));
     },
   };

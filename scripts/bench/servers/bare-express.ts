@@ -17,6 +17,7 @@ import { createQuietLogger } from "../../../src/sandbox/logger.js";
 import { signedOperations } from "../../../src/sandbox/routes/signed.js";
 import { loadBundle } from "../../../src/contract/index.js";
 import { createMemoryStore } from "../../../src/sandbox/store/memory.js";
+import { Scenarios } from "../../../src/sandbox/scenarios/scenarios.js";
 import { createMemoryNonceStore } from "../../../src/signing/index.js";
 
 const APP_KEY = "demo-app-key";
@@ -35,6 +36,7 @@ const ctx: SandboxContext = {
   publicBaseUrl: (origin) => origin,
   servedHosts: new ServedHosts(),
   cashierKeys: createCashierKeys(),
+  scenarios: new Scenarios(),
 };
 const handlers = signedOperations(ctx) as unknown as Record<string, DispatchHandler>;
 

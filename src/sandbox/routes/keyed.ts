@@ -3,6 +3,7 @@ import type { RequestHandler } from "express";
 import { createKeyedRouter } from "../../server/index.js";
 import type { SandboxContext } from "../context.js";
 import { listAccountMerchants } from "../domain/merchants.js";
+import { faultStep } from "../faults/step.js";
 
 export function keyedRouter(ctx: SandboxContext): RequestHandler {
   return createKeyedRouter({
@@ -12,5 +13,6 @@ export function keyedRouter(ctx: SandboxContext): RequestHandler {
     apiKeys: (apiKey) => ctx.records.apiKey(apiKey),
     rateLimiter: ctx.rateLimiter,
     logger: ctx.logger,
+    checks: [faultStep(ctx, "keyed")],
   });
 }
