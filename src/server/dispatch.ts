@@ -8,7 +8,7 @@ import { respondSuccess } from "./envelope.js";
 import { keyedError, RefusalError, signedError } from "./errors.js";
 import { parseIdText } from "./int64.js";
 import { requestState } from "./state.js";
-import { createSpecValidator, type SpecValidator } from "./validator.js";
+import { checkValidatorVersion, createSpecValidator, type SpecValidator } from "./validator.js";
 
 interface OpenApiRequestInfo {
   openApiRoute: string;
@@ -39,6 +39,8 @@ function validatorFor(name: SpecName): SpecValidator {
  * validators up right after (warmUpValidators); each operation's schemas compile on its first request.
  */
 export function specValidator(name: SpecName): RequestHandler {
+  // At start-up, not on the first request: another release of the validator is refused here.
+  checkValidatorVersion();
   let handle: RequestHandler | undefined;
   return (req, res, next) => {
     handle ??= validatorFor(name).handle;
@@ -213,7 +215,9 @@ export function dispatchOperations(options: DispatchOptions) {
   return async (req: RequestWithOpenApi, res: Response, next: NextFunction): Promise<void> => {
     const operationId = req.openapi?.schema?.operationId;
     if (operationId === undefined) return next();
-    requestState(res).operationId = operationId;
+    const state = requestState(res);
+    state.operationId = operationId;
+    state.spec = options.spec;
     const handler = Object.hasOwn(options.handlers, operationId) ? options.handlers[operationId] : undefined;
     // Only a table built with `partial: true` can lack one (router.ts checks the others).
     if (!handler) return next(signedError("PATH_NOT_FOUND", `This server does not implement ${operationId} (${req.method} ${req.openapi?.openApiRoute ?? req.path}).`));
