@@ -1,5 +1,7 @@
-// Payment trades (DESIGN items 3, 7, 9): WAIT_BUYER_PAY → SUCCESS | CLOSED, SUCCESS → REFUND.
-// Expiry is evaluated lazily on every access (and by the clock-advance control call).
+// Payment trades (DESIGN items 3, 7, 9): WAIT_BUYER_PAY → SUCCESS | CLOSED, SUCCESS → REFUND;
+// and, when a scenario asks for it (docs/scenarios.md), WAIT_BUYER_PAY → UNKNOWN → SUCCESS |
+// CLOSED. Expiry and an UNKNOWN result becoming known are evaluated lazily on every access (and
+// by the clock-advance control call, and a timer for the callback that follows).
 // Creation is idempotent on (app, outTradeNo); the check and the insert run synchronously, with
 // no await between them, so concurrent requests with one outTradeNo make one trade.
 import { formatPlatformTime, platformDigits } from "../clock.js";
@@ -7,6 +9,7 @@ import type { SandboxContext } from "../context.js";
 import { signedError } from "../errors.js";
 import type { AppRecord, OrderRecord, TradeRecord } from "../store/types.js";
 import { requireMerchant } from "./access.js";
+import { chooseOutcome, outcomeByAmount, type PaymentOutcome, type SettledStatus } from "../scenarios/outcomes.js";
 import { moveOrder, ORDER_STATUS } from "./order-status.js";
 
 export function cashierUrl(ctx: SandboxContext, tradeNo: string, requestOrigin: string): string {
@@ -21,24 +24,58 @@ function newTradeNo(ctx: SandboxContext): string {
   }
 }
 
-/** Closes the trade if its expiry has passed on the sandbox clock. */
+function closeNow(ctx: SandboxContext, trade: TradeRecord, at: number, reason: string): void {
+  trade.status = "CLOSED";
+  trade.closeTime = at;
+  trade.closeReason = reason;
+  trade.unknownUntil = null;
+  trade.unknownThen = null;
+  ctx.records.saveTrade(trade);
+}
+
+/**
+ * Applies what the sandbox clock has made due: a waiting trade past its expiry closes; an
+ * UNKNOWN trade whose result time has passed becomes what it was told to (at that time).
+ */
 export function refreshTrade(ctx: SandboxContext, trade: TradeRecord): TradeRecord {
   if (trade.status === "WAIT_BUYER_PAY" && ctx.clock.now() >= trade.expireTime) {
-    trade.status = "CLOSED";
-    trade.closeTime = trade.expireTime;
-    trade.closeReason = `expired after ${trade.expireMinutes} minutes`;
-    ctx.records.saveTrade(trade);
+    closeNow(ctx, trade, trade.expireTime, `expired after ${trade.expireMinutes} minutes`);
+  } else if (trade.status === "UNKNOWN" && trade.unknownUntil !== null && ctx.clock.now() >= trade.unknownUntil) {
+    const at = trade.unknownUntil;
+    if (trade.unknownThen === "CLOSED") closeNow(ctx, trade, at, "the payment's result was UNKNOWN, then it failed");
+    else settleSuccess(ctx, trade, at);
   }
   return trade;
 }
 
-/** Closes every trade whose expiry has passed; answers how many. */
+/** Closes every trade whose expiry has passed (answers how many) and settles the UNKNOWN ones that are due. */
 export function expireDueTrades(ctx: SandboxContext): number {
   let closed = 0;
   for (const trade of ctx.records.trades()) {
     if (trade.status === "WAIT_BUYER_PAY" && refreshTrade(ctx, trade).status === "CLOSED") closed += 1;
+    else if (trade.status === "UNKNOWN") refreshTrade(ctx, trade);
   }
   return closed;
+}
+
+/**
+ * A timer for the moment an UNKNOWN trade's result becomes known, so that its callback goes out
+ * even if nothing reads the trade. The sandbox clock may be moved meanwhile (advanceClock
+ * settles what it makes due), so the timer checks and, if still early, waits again.
+ */
+function scheduleSettling(ctx: SandboxContext, trade: TradeRecord): void {
+  if (trade.unknownUntil === null) return;
+  ctx.scenarios.later(Math.max(0, trade.unknownUntil - ctx.clock.now()), () => {
+    // A reset dropped it (a new trade may even have its number): nothing to do.
+    if (ctx.records.trade(trade.tradeNo) !== trade || trade.status !== "UNKNOWN") return;
+    try {
+      refreshTrade(ctx, trade);
+    } catch (error) {
+      ctx.logger.error("An UNKNOWN trade could not be settled. This is a sandbox bug.", { tradeNo: trade.tradeNo, error });
+      return;
+    }
+    if (trade.status === "UNKNOWN") scheduleSettling(ctx, trade);
+  });
 }
 
 export interface TradeInput {
@@ -75,6 +112,8 @@ function newTrade(ctx: SandboxContext, app: AppRecord, input: TradeInput, orderI
     closeReason: null,
     refundTime: null,
     orderId,
+    unknownUntil: null,
+    unknownThen: null,
   };
 }
 
@@ -124,11 +163,16 @@ export function orderOutTradeNo(orderId: bigint, attempt: number): string {
   return attempt === 1 ? `ORDER-${orderId}` : `ORDER-${orderId}-${attempt}`;
 }
 
-/** payOrder's trade: the order's open trade if there is one, else a new one with the next outTradeNo, claimed like a cashier session's. */
+/**
+ * payOrder's trade: the order's open trade if there is one (waiting for payment, or paid with a
+ * result still UNKNOWN: a second trade could be paid twice), else a new one with the next
+ * outTradeNo, claimed like a cashier session's.
+ */
 export function openOrderTrade(ctx: SandboxContext, app: AppRecord, order: OrderRecord, input: Omit<TradeInput, "merchantId" | "outTradeNo" | "totalAmount" | "subject">): TradeRecord {
   for (const tradeNo of order.tradeNos) {
     const trade = ctx.records.trade(tradeNo);
-    if (trade && refreshTrade(ctx, trade).status === "WAIT_BUYER_PAY") return trade;
+    const status = trade && refreshTrade(ctx, trade).status;
+    if (trade && (status === "WAIT_BUYER_PAY" || status === "UNKNOWN")) return trade;
   }
   const outTradeNo = orderOutTradeNo(order.id, order.tradeNos.length + 1);
   const taken = ctx.records.tradeByOutTradeNo(app.appKey, outTradeNo);
@@ -177,11 +221,8 @@ function requirePayable(trade: TradeRecord): void {
   }
 }
 
-/** The user pays: SUCCESS, the order (if any) becomes paid, and payment.succeeded goes to notifyUrl. */
-export function payTrade(ctx: SandboxContext, tradeNo: string): { trade: TradeRecord; eventId: string } {
-  const trade = requireTrade(ctx, tradeNo);
-  requirePayable(trade);
-  const now = ctx.clock.now();
+/** SUCCESS at `at`: the order (if any) becomes paid, and payment.succeeded goes to notifyUrl; answers the event id. */
+function settleSuccess(ctx: SandboxContext, trade: TradeRecord, at: number): string {
   const app = ctx.records.app(trade.appKey);
   // Built and validated before anything changes: a payload bug leaves the trade unpaid.
   const callback = ctx.callbacks.prepare({
@@ -189,7 +230,7 @@ export function payTrade(ctx: SandboxContext, tradeNo: string): { trade: TradeRe
     appKey: trade.appKey,
     secret: app?.appSecrets[0],
     targetUrl: trade.notifyUrl,
-    createTime: now,
+    createTime: at,
     tradeNo: trade.tradeNo,
     data: {
       tradeNo: trade.tradeNo,
@@ -197,35 +238,84 @@ export function payTrade(ctx: SandboxContext, tradeNo: string): { trade: TradeRe
       merchantId: trade.merchantId,
       totalAmount: trade.totalAmount,
       tradeStatus: "SUCCESS",
-      payTime: formatPlatformTime(now),
+      payTime: formatPlatformTime(at),
       attach: trade.attach,
     },
   });
   trade.status = "SUCCESS";
-  trade.payTime = now;
+  trade.payTime = at;
+  trade.unknownUntil = null;
+  trade.unknownThen = null;
   ctx.records.saveTrade(trade);
   const order = trade.orderId === null ? undefined : ctx.records.order(trade.orderId);
   if (order) {
     if (order.status === ORDER_STATUS.PENDING_PAYMENT) {
-      moveOrder(order, ORDER_STATUS.PAID, now, `payment succeeded (trade ${trade.tradeNo})`);
-      order.payTime = now;
+      moveOrder(order, ORDER_STATUS.PAID, at, `payment succeeded (trade ${trade.tradeNo})`);
+      order.payTime = at;
       order.paidTradeNo = trade.tradeNo;
       ctx.records.saveOrder(order);
     } else {
       ctx.logger.warn("A trade of an order that is no longer pending was paid; the order is unchanged.", { tradeNo: trade.tradeNo, orderId: order.id, status: order.status });
     }
   }
-  return { trade, eventId: ctx.callbacks.dispatch(callback).eventId };
+  return ctx.callbacks.dispatch(callback).eventId;
 }
 
-/** Active close of a waiting trade. */
+/** How a payment should end, as payTrade's body or the cashier page's button asks (docs/scenarios.md). */
+export interface PaymentRequest {
+  outcome?: "success" | "unknown";
+  unknownForSeconds?: number;
+  then?: SettledStatus;
+}
+
+export interface PaymentResult {
+  trade: TradeRecord;
+  /** The payment.succeeded event sent now; null when none was (UNKNOWN, or closed by the buyer). */
+  eventId: string | null;
+  outcome: PaymentOutcome;
+  /** The trade's test amount chose the outcome (docs/scenarios.md). */
+  byAmount: boolean;
+}
+
+/**
+ * The user pays. By default the trade becomes SUCCESS (the order, if any, paid; the callback
+ * sent); an outcome asked for, or the trade's test amount, can make its result UNKNOWN for a
+ * while or have the buyer close it instead. An UNKNOWN trade paid again is settled now: SUCCESS.
+ */
+export function payTrade(ctx: SandboxContext, tradeNo: string, asked: PaymentRequest = {}): PaymentResult {
+  const trade = requireTrade(ctx, tradeNo);
+  const now = ctx.clock.now();
+  if (trade.status === "UNKNOWN") {
+    if (asked.outcome === "unknown") {
+      const when = trade.unknownUntil === null ? "only when settled by hand" : `at ${formatPlatformTime(trade.unknownUntil)}`;
+      throw signedError("TRADE_NOT_PAYABLE", `tradeNo ${trade.tradeNo} is already UNKNOWN (its result becomes known ${when}); pay it with outcome success, or close it, to settle it now.`);
+    }
+    return { trade, eventId: settleSuccess(ctx, trade, now), outcome: { kind: "success" }, byAmount: false };
+  }
+  requirePayable(trade);
+  const outcome = chooseOutcome(trade.totalAmount, asked);
+  const byAmount = asked.outcome === undefined && outcomeByAmount(trade.totalAmount) !== undefined;
+  switch (outcome.kind) {
+    case "success":
+      return { trade, eventId: settleSuccess(ctx, trade, now), outcome, byAmount };
+    case "closed-by-buyer":
+      closeNow(ctx, trade, now, "closed by the buyer instead of paying (sandbox test amount)");
+      return { trade, eventId: null, outcome, byAmount };
+    case "unknown":
+      trade.status = "UNKNOWN";
+      trade.unknownUntil = outcome.forSeconds === null ? null : now + outcome.forSeconds * 1000;
+      trade.unknownThen = outcome.then;
+      ctx.records.saveTrade(trade);
+      scheduleSettling(ctx, trade);
+      return { trade, eventId: null, outcome, byAmount };
+  }
+}
+
+/** Active close of a waiting trade, or of an UNKNOWN one (its result settled as a failure now). */
 export function closeTrade(ctx: SandboxContext, tradeNo: string, reason: string): TradeRecord {
   const trade = requireTrade(ctx, tradeNo);
-  requirePayable(trade);
-  trade.status = "CLOSED";
-  trade.closeTime = ctx.clock.now();
-  trade.closeReason = reason;
-  ctx.records.saveTrade(trade);
+  if (trade.status !== "UNKNOWN") requirePayable(trade);
+  closeNow(ctx, trade, ctx.clock.now(), reason);
   return trade;
 }
 
@@ -244,5 +334,17 @@ export function controlTradeView(trade: TradeRecord) {
     payTime: trade.payTime === null ? null : formatPlatformTime(trade.payTime),
     closeReason: trade.closeReason,
     attach: trade.attach,
+  };
+}
+
+/** The control API's view of how a payment ended (PaymentOutcome). */
+export function paymentOutcomeView(result: PaymentResult) {
+  const { trade, outcome, byAmount } = result;
+  const unknown = outcome.kind === "unknown";
+  return {
+    kind: outcome.kind,
+    byAmount,
+    settlesAt: unknown && trade.unknownUntil !== null ? formatPlatformTime(trade.unknownUntil) : null,
+    then: unknown ? outcome.then : null,
   };
 }

@@ -96,8 +96,8 @@ export type OrderRecord = Stored<Omit<Schemas["Order"], "items">, "createTime" |
     paidTradeNo: string | null;
   };
 
-/** The statuses a trade can be in (UNKNOWN is what a client reads when a server answers a status it does not know). */
-export type TradeStatus = Exclude<Schemas["TradeStatus"], "UNKNOWN">;
+/** The statuses a trade can be in (UNKNOWN only when a scenario asks for it: docs/scenarios.md). */
+export type TradeStatus = Schemas["TradeStatus"];
 
 /** What createCashierSession (or payOrder) asked for, and the trade's life. */
 export type TradeRecord = Pick<Schemas["CreateCashierSessionRequest"], "outTradeNo" | "totalAmount" | "subject" | "notifyUrl"> &
@@ -116,6 +116,9 @@ export type TradeRecord = Pick<Schemas["CreateCashierSessionRequest"], "outTrade
     refundTime: number | null;
     /** Set for trades opened by payOrder. */
     orderId: bigint | null;
+    /** An UNKNOWN trade: when its result becomes known (null: only when settled by hand), and what it becomes. */
+    unknownUntil: number | null;
+    unknownThen: "SUCCESS" | "CLOSED" | null;
   };
 
 // Refunds, member cards and credit applications are never answered whole: sandbox-only records.
