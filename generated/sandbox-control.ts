@@ -202,6 +202,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/callbacks/{eventId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a callback as a variant
+         * @description Sends a callback event again to its target, as a variant a receiver must handle: an exact
+         *     duplicate, members reordered, a tampered body, a wrong secret or a stale timestamp; now,
+         *     late (`afterSeconds`), or as duplicates on a schedule (`times`, `everySeconds`). Each
+         *     delivery is listed in listCallbackDeliveries under the event's `redeliveries`, marked with
+         *     its variant and whether the receiver answered as a correct receiver must; it changes
+         *     neither the event's status nor its retries. Those due now are sent before the answer. An
+         *     event the sandbox does not hold, or one without a target, is 100009; past 100 redeliveries
+         *     kept for an event (the oldest sent ones make room) it is 100018. resetState drops them.
+         */
+        post: operations["redeliverCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/faults": {
         parameters: {
             query?: never;
@@ -710,6 +737,65 @@ export interface components {
             };
         };
         /**
+         * CallbackVariant
+         * @description How a redelivery differs from the event's own delivery (docs/scenarios.md):
+         *     `exact` the same body and event id, freshly signed (a duplicate: acknowledge it, process it
+         *     once); `reordered-fields` the same JSON with its members in another order, signed over those
+         *     bytes (acknowledge it: receivers verify the raw bytes, never a re-serialisation);
+         *     `tampered-body` a body changed after signing, `wrong-secret` signed with a secret that is not
+         *     the app's (a rotation the receiver missed looks the same), `stale-timestamp` signed with a
+         *     timestamp outside the window (refuse these three).
+         * @enum {string}
+         */
+        CallbackVariant: "exact" | "tampered-body" | "wrong-secret" | "stale-timestamp" | "reordered-fields";
+        /**
+         * Redelivery
+         * @description One delivery of a callback variant, scheduled or sent, marked with its variant and what a correct receiver answers to it.
+         */
+        Redelivery: {
+            /** @description Its id, `rdl_` and a number counted from 1 (the count restarts on a reset). */
+            redeliveryId: string;
+            variant: components["schemas"]["CallbackVariant"];
+            /**
+             * @description `scheduled`: not sent yet; `sent`: sent (whatever the receiver answered); `refused`: not sent, the target is refused (notify-target policy) or the app has no secret.
+             * @enum {string}
+             */
+            status: "scheduled" | "sent" | "refused";
+            /** @description When it is (or was) due, sandbox clock. */
+            dueTime: components["schemas"]["DateTime"];
+            /** @description When it was sent (sandbox clock); null until then. */
+            time: components["schemas"]["DateTime"] | null;
+            /**
+             * Format: int32
+             * @description How long the receiver took; null until sent.
+             */
+            durationMs: number | null;
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status; null when there was no answer.
+             */
+            httpStatus: number | null;
+            /** @description Why there was no answer (timeout, refused connection, refused target); null otherwise. */
+            error: string | null;
+            /** @description The first 200 bytes of a non-2xx answer (the receiver's reason); null otherwise. */
+            responseBody: string | null;
+            /** @description True when the receiver answered 2xx in time; null until sent. */
+            acknowledged: boolean | null;
+            /**
+             * @description What a correct receiver does with this variant.
+             * @enum {string}
+             */
+            expected: "acknowledged" | "refused";
+            /** @description Whether the receiver did; null until sent. */
+            asExpected: boolean | null;
+            /** @description The signature headers sent, X-Sign masked (as in CallbackAttempt); empty until sent. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The exact body sent when it differs from the event's (tampered-body, reordered-fields); null when it is the event's own. */
+            body: string | null;
+        };
+        /**
          * CallbackDelivery
          * @description A callback event and its delivery log.
          */
@@ -739,6 +825,8 @@ export interface components {
             body: string;
             /** @description Attempts so far, oldest first. */
             attempts: components["schemas"]["CallbackAttempt"][];
+            /** @description Variant deliveries asked for with redeliverCallback, in the order they are due, each marked with its variant (they change neither the event's status nor its retries). */
+            redeliveries?: components["schemas"]["Redelivery"][];
         };
         /**
          * CallbackDeliveryList
@@ -761,6 +849,51 @@ export interface components {
             code: components["schemas"]["ControlSuccessCode"];
             msg: components["schemas"]["SuccessMsg"];
             data: components["schemas"]["CallbackDeliveryList"];
+        };
+        /**
+         * RedeliverCallbackRequest
+         * @description Which variant to deliver, and when: now (default), late (`afterSeconds`), and as duplicates
+         *     on a schedule (`times` deliveries, `everySeconds` apart). Times are on the sandbox clock, so
+         *     advanceClock sends every redelivery it makes due.
+         */
+        RedeliverCallbackRequest: {
+            variant: components["schemas"]["CallbackVariant"];
+            /**
+             * Format: int32
+             * @description Send the first one this late (sandbox clock); 0 sends it now, and the answer says what the receiver answered.
+             * @default 0
+             */
+            afterSeconds?: number;
+            /**
+             * Format: int32
+             * @description How many deliveries of the variant.
+             * @default 1
+             */
+            times?: number;
+            /**
+             * Format: int32
+             * @description Seconds between them (sandbox clock), when times is more than 1.
+             * @default 60
+             */
+            everySeconds?: number;
+        };
+        /**
+         * RedeliveryResult
+         * @description The redeliveries this call made or scheduled.
+         */
+        RedeliveryResult: {
+            eventId: components["schemas"]["EventId"];
+            /** @description In the order they are due; those due now were sent before the answer. */
+            redeliveries: components["schemas"]["Redelivery"][];
+        };
+        /**
+         * RedeliveryResultEnvelope
+         * @description Success envelope of redeliverCallback.
+         */
+        RedeliveryResultEnvelope: {
+            code: components["schemas"]["ControlSuccessCode"];
+            msg: components["schemas"]["SuccessMsg"];
+            data: components["schemas"]["RedeliveryResult"];
         };
         /**
          * FaultId
@@ -1068,6 +1201,11 @@ export interface components {
          */
         DeliveryStatusQuery: components["schemas"]["DeliveryStatus"];
         /**
+         * @description The callback event's id, as payTrade answered it or listCallbackDeliveries lists it.
+         * @example evt_9f2c4e8a1b7d4c03
+         */
+        EventIdPath: components["schemas"]["EventId"];
+        /**
          * @description Only faults that apply to this app's requests (its own and those set for every app).
          * @example demo-app-key
          */
@@ -1363,6 +1501,41 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    redeliverCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The callback event's id, as payTrade answered it or listCallbackDeliveries lists it.
+                 * @example evt_9f2c4e8a1b7d4c03
+                 */
+                eventId: components["parameters"]["EventIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverCallbackRequest"];
+            };
+        };
+        responses: {
+            /** @description The redeliveries, with the receiver's answers to those sent now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliveryResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["QuotaExceeded"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };

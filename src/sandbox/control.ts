@@ -4,10 +4,12 @@ import type { CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
 import { formatPlatformTime } from "./clock.js";
 import { maskHeader } from "./dashboard/masking.js";
 import type { SandboxContext } from "./context.js";
+import { signedError } from "./errors.js";
 import { approveApplication, rejectApplication } from "./domain/member-cards.js";
 import { startOrderService } from "./domain/orders.js";
 import { closeTrade, controlTradeView, expireDueTrades, paymentOutcomeView, payTrade } from "./domain/payments.js";
 import { createFault, deleteFault, listFaults } from "./faults/control.js";
+import { redeliveryView, type RedeliveryRequest } from "./scenarios/redeliveries.js";
 import type { OperationHandlers } from "../server/index.js";
 import type { operations as ControlOperations } from "../../generated/sandbox-control.js";
 import type { sandboxControlOperations } from "../../generated/sandbox-control.operations.js";
@@ -26,11 +28,12 @@ export function resetClock(ctx: SandboxContext) {
   return clockView(ctx);
 }
 
-/** Moves the clock; trades expire and due callback retries go out at once. */
+/** Moves the clock; trades expire, UNKNOWN results become known, and due callback retries and redeliveries go out at once. */
 export function advanceClock(ctx: SandboxContext, seconds: number) {
   ctx.clock.advance(seconds * 1000);
   const expiredTrades = expireDueTrades(ctx);
   ctx.callbacks.clockAdvanced();
+  void ctx.scenarios.redeliveries.sendDue(ctx);
   return { ...clockView(ctx), expiredTrades };
 }
 
@@ -70,8 +73,15 @@ export function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter) {
     .filter((event) => filter.applicationId === undefined || event.applicationId === filter.applicationId)
     .filter((event) => filter.status === undefined || event.status === filter.status)
     .reverse()
-    .map(deliveryView);
+    .map((event) => ({ ...deliveryView(event), redeliveries: ctx.scenarios.redeliveries.of(event.eventId).map(redeliveryView) }));
   return { list, total: list.length };
+}
+
+export async function redeliverCallback(ctx: SandboxContext, eventId: string, request: RedeliveryRequest) {
+  const event = ctx.callbacks.event(eventId);
+  if (!event) throw signedError("VALIDATION_FAILED", `path.eventId: the sandbox holds no callback event ${eventId} (a reset drops them); listCallbackDeliveries shows those there are.`);
+  const made = await ctx.scenarios.redeliveries.redeliver(ctx, event, request);
+  return { eventId, redeliveries: made.map(redeliveryView) };
 }
 
 export function resetState(ctx: SandboxContext) {
@@ -102,6 +112,7 @@ export function controlOperations(ctx: SandboxContext): OperationHandlers<Contro
     advanceClock: (input) => advanceClock(ctx, input.body.seconds),
     resetClock: () => resetClock(ctx),
     listCallbackDeliveries: (input) => listDeliveries(ctx, input.query),
+    redeliverCallback: (input) => redeliverCallback(ctx, input.path.eventId, input.body),
     createFault: (input) => createFault(ctx, input.body),
     listFaults: (input) => listFaults(ctx, input.query),
     deleteFault: (input) => deleteFault(ctx, input.path.faultId),

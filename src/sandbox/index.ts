@@ -188,7 +188,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
     servedHosts,
     cashierKeys: createCashierKeys(),
-    scenarios: new Scenarios(),
+    // Redeliveries go out as the callbacks do: the same fetch, timeout and notify-target policy.
+    scenarios: new Scenarios({
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      timeoutMs: options.callbackTimeoutMs ?? 5000,
+      checkTarget: (url) => deliveryTargetProblem(url, notifyPolicy, options.resolveHost),
+    }),
   };
   const app = createSandboxApp(ctx);
   const servers = new Set<ListeningSandbox>();

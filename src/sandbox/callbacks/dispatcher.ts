@@ -13,6 +13,7 @@ import {
   type CallbackAttempt,
   type CallbackDelivery,
   type CallbackEventType,
+  type CallbackOutbox,
   type ResendResult,
 } from "../../server/index.js";
 import type { SandboxLogger } from "../logger.js";
@@ -74,7 +75,7 @@ export interface CallbackDispatcher {
    * back to pending for it. Answers why not when it cannot be sent.
    */
   resend(eventId: string): ResendResult;
-  /** Makes the attempts that the advanced sandbox clock has made due. */
+  /** Makes the attempts that the advanced sandbox clock has made due: every retry it passed, in turn. */
   clockAdvanced(): void;
   /** Forgets every event and stops every pending attempt (state reset). */
   reset(): void;
@@ -84,11 +85,37 @@ export interface CallbackDispatcher {
 
 export function createCallbackDispatcher(options: CallbackDispatcherOptions): CallbackDispatcher {
   const outbox = createMemoryCallbackOutbox();
+  // One clock move can pass several retries of an event (docs/scenarios.md). The sender counts
+  // a retry from when the attempt before it was made, i.e. from the moved clock, so after a
+  // failed attempt made by a move the retry is counted from when that attempt was due instead,
+  // and sent at once when the move passed it too: one large move sends every retry it made due.
+  const dueTimes = new Map<string, number>();
+  let movedTo: number | undefined;
+  let catchUp: NodeJS.Immediate | undefined;
+  const walkingOutbox: CallbackOutbox = {
+    save(delivery) {
+      const due = dueTimes.get(delivery.eventId);
+      const delay = options.scheduleMs[delivery.attempts.length - 1];
+      const walked = due === undefined || delay === undefined ? undefined : due + delay;
+      if (delivery.status === "pending" && delivery.attempts.at(-1)?.trigger === "scheduled" && walked !== undefined && movedTo !== undefined && walked <= movedTo && delivery.nextAttemptTime !== null && walked < delivery.nextAttemptTime) {
+        delivery.nextAttemptTime = walked;
+        catchUp ??= setImmediate(() => {
+          catchUp = undefined;
+          if (!closed) sender.deliverDue();
+        });
+      }
+      if (delivery.nextAttemptTime === null) dueTimes.delete(delivery.eventId);
+      else dueTimes.set(delivery.eventId, delivery.nextAttemptTime);
+      outbox.save(delivery);
+    },
+    get: (eventId) => outbox.get(eventId),
+    pending: () => outbox.pending(),
+  };
   // Without an app lookup (a dispatcher on its own, in tests), the secret given to prepare signs.
   const secrets = new Map<string, string>();
   const sender = createCallbackSender({
     apps: options.apps ?? ((appKey) => (secrets.has(appKey) ? { appSecrets: [secrets.get(appKey)!] } : undefined)),
-    outbox,
+    outbox: walkingOutbox,
     scheduleMs: options.scheduleMs,
     timeoutMs: options.timeoutMs,
     now: () => options.clock.now(),
@@ -120,13 +147,18 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     },
     event: (eventId) => outbox.get(eventId),
     events: () => outbox.list(),
-    clockAdvanced: () => sender.deliverDue(),
+    clockAdvanced() {
+      movedTo = options.clock.now();
+      sender.deliverDue();
+    },
     reset() {
       sender.reset();
       outbox.clear();
+      dueTimes.clear();
     },
     close() {
       closed = true;
+      if (catchUp) clearImmediate(catchUp);
       sender.close();
     },
   };
