@@ -92,6 +92,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "packaging",
+          // One npm pack per run, shared by the tests that install the package (test/support/packed-tarball.ts).
+          globalSetup: ["./test/support/packed-tarball.setup.ts"],
           include: [...inFolders(PACKAGING_FOLDERS), ...filesOf("packaging")],
           exclude: [...configDefaults.exclude, ...filesOf("unit"), ...filesOf("http")],
         },
