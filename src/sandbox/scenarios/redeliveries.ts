@@ -8,7 +8,7 @@
 import { expectedAnswer, testDelivery, type CallbackVariant } from "../../callbacks/index.js";
 import { formatPlatformTime } from "../clock.js";
 import type { CallbackDeliveryRecord } from "../callbacks/dispatcher.js";
-import type { SandboxContext } from "../context.js";
+import type { Clock } from "../clock.js";
 import { maskHeader } from "../dashboard/masking.js";
 import { signedError } from "../errors.js";
 
@@ -40,6 +40,13 @@ export interface RedeliveryRecord {
   asExpected: boolean | null;
   headers: Record<string, string>;
   body: string | null;
+}
+
+/** What redeliveries read of the running sandbox (a part of SandboxContext). */
+export interface RedeliveryContext {
+  clock: Clock;
+  callbacks: { event(eventId: string): CallbackDeliveryRecord | undefined };
+  records: { app(appKey: string): { appSecrets: readonly string[] } | undefined };
 }
 
 /** How variant deliveries reach a receiver: the sandbox's own fetch, timeout and notify-target policy. */
@@ -74,7 +81,7 @@ export class Redeliveries {
    * Schedules `times` deliveries of the variant; sends those due now (in order) and answers the
    * records once they are sent.
    */
-  async redeliver(ctx: SandboxContext, event: CallbackDeliveryRecord, request: RedeliveryRequest): Promise<RedeliveryRecord[]> {
+  async redeliver(ctx: RedeliveryContext, event: CallbackDeliveryRecord, request: RedeliveryRequest): Promise<RedeliveryRecord[]> {
     if (event.targetUrl === null) throw signedError("VALIDATION_FAILED", `path.eventId: event ${event.eventId} has no target (${event.failureReason ?? "the app has no callbackUrl"}), so nothing can be redelivered.`);
     const kept = this.byEvent.get(event.eventId) ?? [];
     for (let overflow = kept.length + request.times - MAX_REDELIVERIES_PER_EVENT; overflow > 0; overflow--) {
@@ -118,7 +125,7 @@ export class Redeliveries {
    * Sends every scheduled redelivery the sandbox clock has made due, oldest due first, one after
    * the other (after any sends already in flight). Called by the timers and by a clock move.
    */
-  sendDue(ctx: SandboxContext): Promise<void> {
+  sendDue(ctx: RedeliveryContext): Promise<void> {
     this.sending = this.sending.then(async () => {
       for (;;) {
         const now = ctx.clock.now();
@@ -130,7 +137,7 @@ export class Redeliveries {
     return this.sending;
   }
 
-  private async send(ctx: SandboxContext, record: RedeliveryRecord): Promise<void> {
+  private async send(ctx: RedeliveryContext, record: RedeliveryRecord): Promise<void> {
     record.status = "sending";
     record.time = ctx.clock.now();
     const event = ctx.callbacks.event(record.eventId);
