@@ -106,6 +106,7 @@ function watchAnswer(ctx: SandboxContext, req: Request, res: Response, dialect: 
 export function faultStep(ctx: SandboxContext, dialect: Dialect): RequestHandler {
   const routes = operationRoutes(dialect);
   return (req: Request, res: Response, next: NextFunction): void => {
+    if (req.headers[FAULT_HEADER.toLowerCase()] === undefined && !ctx.scenarios.faults.hasActive()) return next();
     const operationId = routes(req.method, pathOf(req.originalUrl))?.operationId;
     if (operationId === undefined) return next();
     const armed = armFault(ctx, req, res, dialect, operationId);
