@@ -79,7 +79,7 @@ export function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter) {
 
 export async function redeliverCallback(ctx: SandboxContext, eventId: string, request: RedeliveryRequest) {
   const event = ctx.callbacks.event(eventId);
-  if (!event) throw signedError("VALIDATION_FAILED", `path.eventId: the sandbox holds no callback event ${eventId} (a reset drops them); listCallbackDeliveries shows those there are.`);
+  if (!event) throw signedError("CALLBACK_EVENT_NOT_FOUND", `eventId: the sandbox holds no callback event ${eventId} (a reset drops them); listCallbackDeliveries shows those there are.`);
   const made = await ctx.scenarios.redeliveries.redeliver(ctx, event, request);
   return { eventId, redeliveries: made.map(redeliveryView) };
 }

@@ -175,10 +175,11 @@ describe("refusals", () => {
     expect(answer.json.msg).toMatch(message);
   });
 
-  it("an event the sandbox does not hold is 100009 naming it", async () => {
+  it("an event the sandbox does not hold is 400005 naming it", async () => {
     const answer = await redeliver("evt_AAAAAAAAAAAAAAAAAAAAAAAA", { variant: "exact" });
-    expect(answer.status).toBe(400);
-    expect(answer.json.msg).toMatch(/path\.eventId: the sandbox holds no callback event evt_AAAAAAAAAAAAAAAAAAAAAAAA/);
+    expect(answer.status).toBe(404);
+    expect(answer.json).toMatchObject({ code: 400005, data: null });
+    expect(answer.json.msg).toMatch(/eventId: the sandbox holds no callback event evt_AAAAAAAAAAAAAAAAAAAAAAAA/);
   });
 
   it("an event without a target (the app has no callbackUrl) is 100009", async () => {
