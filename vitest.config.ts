@@ -16,7 +16,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 export type ProjectName = "unit" | "http" | "packaging";
 
 /** Folders under test/ whose files are unit tests, except the files listed in FILE_PROJECTS. */
-export const UNIT_FOLDERS = ["callbacks", "client", "contract", "signing", "suite", "versioning"];
+export const UNIT_FOLDERS = ["callbacks", "client", "contract", "json", "signing", "suite", "versioning"];
 /** Folders under test/ whose files are packaging tests, except the files listed in FILE_PROJECTS. */
 export const PACKAGING_FOLDERS = ["docs", "examples", "package", "portability", "workflows"];
 /** Files that belong elsewhere than their folder says. */

@@ -9,28 +9,8 @@ import { keyedError, signedError, type RefusalError } from "./errors.js";
 import type { ServerLogger } from "./logger.js";
 import { requestState } from "./state.js";
 
-/** An application as the signed interface's checks see it. */
-export interface ServerApp {
-  /** Its secrets, newest first; several while a secret is being rotated. */
-  readonly appSecrets: readonly string[];
-  /** The merchants authorised for the app (handlers check them; the kit does not). */
-  readonly merchantIds?: readonly bigint[];
-  /** Module permissions, e.g. "merchant-module" (handlers check them). */
-  readonly permissions?: readonly string[];
-  /** Requests per second allowed for the app (100006 above it); none when undefined. */
-  readonly rateLimitPerSecond?: number;
-}
-
-/** App key → the app, or undefined for an unknown or disabled one (100002). May be async (a database). */
-export type AppLookup = (appKey: string) => ServerApp | undefined | Promise<ServerApp | undefined>;
-
-/** A key-based caller: an account's API key. */
-export interface ApiKeyAccount {
-  readonly rateLimitPerSecond?: number;
-}
-
-/** API key → the account, or undefined for an unknown or revoked key (401). */
-export type ApiKeyLookup = (apiKey: string) => ApiKeyAccount | undefined;
+export type { ApiKeyAccount, ApiKeyLookup, AppLookup, ServerApp } from "./callers.js";
+import type { ApiKeyLookup, AppLookup } from "./callers.js";
 
 /** Fixed one-second windows on an injected clock, so tests can step past them. */
 export interface RateLimiter {

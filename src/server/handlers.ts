@@ -1,9 +1,9 @@
 // Handler tables keyed by operationId, every type derived from generated/: the input is the
-// operation's request body, query and path parameters as openapi-typescript wrote them (int64
-// ids in a body as the client's `number | bigint`; path and query ids exact, as bigint), the
-// output is the `data` of the operation's success envelope. A handler for an operationId the
-// spec lacks, a missing handler, a field the spec does not have: each fails to compile
-// (test/server/handlers.test-d.ts).
+// operation's request body, query and path parameters as openapi-typescript wrote them, except
+// that every int64 id (body, path, query) is a bigint: the request step converted exactly the
+// spec's int64 fields. The output is the `data` of the operation's success envelope. A handler
+// for an operationId the spec lacks, a missing handler, a field the spec does not have: each
+// fails to compile (test/server/handlers.test-d.ts).
 import type { Request } from "express";
 import type { KeyedOperationErrorNames, KeyedOutputs } from "../../generated/keyed.handlers.js";
 import type { operations as KeyedOperations } from "../../generated/keyed.js";
@@ -18,6 +18,8 @@ import type { KeyedErrorName, RefusalError, SignedErrorName } from "./errors.js"
 /** An int64 id (`number | bigint` in the generated types) given exact, as bigint; other types as they are. */
 export type ExactId<V> = bigint extends V ? Exclude<V, number> : V;
 type ExactIds<T> = { [K in keyof T]: ExactId<T[K]> };
+/** A request body as the kit gives it: every int64 field, however deep, as bigint (the request step converts exactly those). */
+export type ExactIdsIn<T> = bigint extends T ? Exclude<T, number> : T extends readonly (infer Item)[] ? ExactIdsIn<Item>[] : T extends object ? { [K in keyof T]: ExactIdsIn<T[K]> } : T;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
@@ -46,8 +48,8 @@ export type RequestBodyOf<Op> = Op extends { requestBody: { content: { "applicat
       : Body | undefined
     : undefined;
 
-/** The body as a handler gets it: defaults applied. */
-type BodyWithDefaults<Body, Names> = Body extends object ? WithDefaults<Body, Names> : Body;
+/** The body as a handler gets it: defaults applied, int64 ids as bigint. */
+type BodyWithDefaults<Body, Names> = Body extends object ? WithDefaults<ExactIdsIn<Body>, Names> : Body;
 
 /** The success envelope of the 200 answer (the 200 schema admits the error envelope too, told apart by its code). */
 type SuccessEnvelopeOf<Op> = Op extends { responses: { 200: { content: { "application/json": infer E } } } } ? Extract<E, { code: 0 } | { code: 200 }> : never;

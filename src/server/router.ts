@@ -13,13 +13,13 @@ import { createMemoryNonceStore, type NonceStore, type SignatureFailure } from "
 import { precheckSignature, verifyBearer, verifySignature, type ApiKeyLookup, type AppLookup, type RateLimiter } from "./auth.js";
 import { captureRawBody, refuseOversizedBody, requireJson } from "./body.js";
 import { dispatchOperations, pathNotFound, specValidator, type DispatchHandler, type RequestFactsOf } from "./dispatch.js";
-import { envelopeErrorHandler, installExactJson } from "./envelope.js";
+import { envelopeErrorHandler, installAnswerJson, type AnswerWriter } from "./answer.js";
 import { ServerConfigError } from "./errors.js";
 import type { KeyedHandlers, SignedHandlers } from "./handlers.js";
 import { serverLogger, type ServerLogger } from "./logger.js";
 import { logNonceStoreFailures } from "./nonce-store-log.js";
 import { pipeline } from "./pipeline.js";
-import { validatedRequestBody } from "./request-body.js";
+import { validatedRequest } from "./request-step.js";
 import { requestState } from "./state.js";
 import { keyedOperations } from "../../generated/keyed.operations.js";
 import { signedOperations } from "../../generated/signed.operations.js";
@@ -89,6 +89,7 @@ export interface OperationRouterOptions {
 
 /** The pipeline every interface shares, over any bundled spec (the sandbox's control API uses it too). */
 export function createOperationRouter(options: OperationRouterOptions): RequestHandler {
+  const writer: AnswerWriter = { dialect: options.dialect, logger: serverLogger(options.logger) };
   return pipeline(
     [
       ...(options.first ?? []),
@@ -97,13 +98,13 @@ export function createOperationRouter(options: OperationRouterOptions): RequestH
       captureRawBody,
       ...options.afterBody,
       requireJson,
-      installExactJson(options.dialect, serverLogger(options.logger)),
-      validatedRequestBody(specValidator(options.spec), { allowInsecureNotify: options.allowInsecureNotify === true }),
+      installAnswerJson(writer),
+      validatedRequest(specValidator(options.spec), { allowInsecureNotify: options.allowInsecureNotify === true }),
       ...options.checks,
-      dispatchOperations({ spec: options.spec, dialect: options.dialect, handlers: options.handlers, facts: options.facts }),
+      dispatchOperations({ spec: options.spec, writer, handlers: options.handlers, facts: options.facts }),
       pathNotFound,
     ],
-    envelopeErrorHandler(options.dialect, serverLogger(options.logger)),
+    envelopeErrorHandler(writer),
   );
 }
 

@@ -10,7 +10,7 @@ import { requireCustomer } from "./customers.js";
 import { historyView, moveOrder, ORDER_STATUS, orderView, SERVICE_ORDER_TYPE } from "./order-status.js";
 import { cashierUrl, openOrderTrade, refreshTrade } from "./payments.js";
 import { orderIdBase, roundedIdHint, TWO_POW_53 } from "./id-range.js";
-import { parseIdText } from "../../server/index.js";
+import { parseIdText } from "../../json/index.js";
 
 /**
  * Order ids are 2^53 + 1, 2^53 + 3, 2^53 + 5 …: above 2^53 a double holds only even integers,

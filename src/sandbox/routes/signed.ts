@@ -4,7 +4,7 @@
 // refused signatures are described for the dashboard, and notifyUrl targets are checked after
 // validation (notify-target.ts).
 import type { RequestHandler } from "express";
-import { createSignedRouter, requestState, toId, toOptionalId, type HandlerInput, type SignedHandlers } from "../../server/index.js";
+import { createSignedRouter, requestState, type HandlerInput, type SignedHandlers } from "../../server/index.js";
 import type { SandboxContext } from "../context.js";
 import { explainMovedClock } from "../clock-refusal.js";
 import { describeRefusal } from "../dashboard/refusal.js";
@@ -22,7 +22,7 @@ import type { OrderItemRecord } from "../store/types.js";
 function orderItems(items: HandlerInput<"createOrder">["body"]["items"]): OrderItemRecord[] {
   return items.map((item) => ({
     itemType: item.itemType,
-    itemId: toId(item.itemId),
+    itemId: item.itemId,
     itemName: item.itemName,
     itemCoverUrl: item.itemCoverUrl ?? null,
     specValues: item.specValues ?? null,
@@ -38,11 +38,11 @@ export function signedOperations(ctx: SandboxContext): SignedHandlers {
     syncCustomer: (input) => syncCustomer(ctx, app(input), input.body),
     createOrder: ({ body, ...input }) =>
       createOrder(ctx, app(input), {
-        merchantId: toId(body.merchantId),
-        storeId: toOptionalId(body.storeId),
-        userId: toId(body.userId),
+        merchantId: body.merchantId,
+        storeId: body.storeId,
+        userId: body.userId,
         orderType: body.orderType,
-        couponId: toOptionalId(body.couponId),
+        couponId: body.couponId,
         voucherIds: body.voucherIds,
         remark: body.remark,
         items: orderItems(body.items),
@@ -50,20 +50,15 @@ export function signedOperations(ctx: SandboxContext): SignedHandlers {
     getOrder: (input) => getOrder(ctx, app(input), input.path.orderId, input.query.merchantId),
     listOrderStatusHistory: (input) => listOrderStatusHistory(ctx, app(input), input.path.orderId, input.query.merchantId),
     payOrder: ({ body, ...input }) =>
-      payOrder(ctx, app(input), input.path.orderId, { ...body, merchantId: toId(body.merchantId) }, input.origin),
-    cancelOrder: ({ body, ...input }) => cancelOrder(ctx, app(input), input.path.orderId, { merchantId: toId(body.merchantId), reason: body.reason }),
+      payOrder(ctx, app(input), input.path.orderId, body, input.origin),
+    cancelOrder: ({ body, ...input }) => cancelOrder(ctx, app(input), input.path.orderId, body),
     refundOrder: (input) => refundOrder(ctx, app(input), input.path.orderId, input.query.merchantId, input.body),
     writeOffOrder: ({ body, ...input }) =>
-      writeOffOrder(ctx, app(input), input.path.orderId, input.query.merchantId, { storeId: toOptionalId(body?.storeId), remark: body?.remark }),
-    createCashierSession: ({ body, ...input }) => createCashierSession(ctx, app(input), { ...body, merchantId: toId(body.merchantId) }, input.origin),
+      writeOffOrder(ctx, app(input), input.path.orderId, input.query.merchantId, { storeId: body?.storeId, remark: body?.remark }),
+    createCashierSession: ({ body, ...input }) => createCashierSession(ctx, app(input), body, input.origin),
     queryPayment: (input) => queryPayment(ctx, app(input), input.query.tradeNo),
     purchaseMemberCard: ({ body, ...input }) =>
-      purchaseMemberCard(ctx, app(input), {
-        merchantId: toId(body.merchantId),
-        templateId: toId(body.templateId),
-        appUserId: toId(body.appUserId),
-        tierId: toOptionalId(body.tierId),
-      }),
+      purchaseMemberCard(ctx, app(input), body),
     listCardTemplates: (input) => listCardTemplates(ctx, app(input), input.query),
     listMerchants: (input) => listMerchants(ctx, app(input), input.query),
     getMerchant: (input) => getMerchant(ctx, app(input), input.path.merchantId),
