@@ -13,6 +13,7 @@ import type { operations as SignedOperations } from "../../generated/signed.js";
 import type { SignedOperationId, signedOperations } from "../../generated/signed.operations.js";
 
 export type { KeyedOperationId, SignedOperationId };
+import type { ServerApp } from "./callers.js";
 import type { KeyedErrorName, RefusalError, SignedErrorName } from "./errors.js";
 
 /** An int64 id (`number | bigint` in the generated types) given exact, as bigint; other types as they are. */
@@ -65,9 +66,11 @@ export interface RequestFacts {
   request: Request;
 }
 
-export interface SignedRequestFacts extends RequestFacts {
+export interface SignedRequestFacts<App extends ServerApp = ServerApp> extends RequestFacts {
   /** The app key whose signature was verified. */
   appKey: string;
+  /** The app your lookup (`apps`) gave for it, looked up once for the whole request. */
+  app: App;
 }
 
 export interface KeyedRequestFacts extends RequestFacts {
@@ -92,8 +95,8 @@ export type KeyedErrorNameOf<Id extends KeyedOperationId> = KeyedOperationErrorN
 /** Builds the refusal of a declared error: `return refuse("ORDER_NOT_FOUND", "…")` (or throw it). */
 export type Refuse<Name extends SignedErrorName | KeyedErrorName> = <N extends Name>(name: N, message: string, headers?: Record<string, string>) => RefusalError<N>;
 
-export type HandlerInput<Id extends SignedOperationId> = OperationInput<SignedOperations[Id], SignedTable[Id]> &
-  SignedRequestFacts & {
+export type HandlerInput<Id extends SignedOperationId, App extends ServerApp = ServerApp> = OperationInput<SignedOperations[Id], SignedTable[Id]> &
+  SignedRequestFacts<App> & {
     /** A refusal with one of the errors this operation declares; an undeclared name does not compile. */
     refuse: Refuse<SignedErrorNameOf<Id>>;
   };
@@ -107,10 +110,10 @@ export type HandlerResult<Id extends SignedOperationId> = HandlerOutput<Id> | Re
  * operation declares (compile time); a thrown `signedError` of another is caught at run time
  * (logged, 100099).
  */
-export type Handler<Id extends SignedOperationId> = (input: HandlerInput<Id>) => HandlerResult<Id> | Promise<HandlerResult<Id>>;
+export type Handler<Id extends SignedOperationId, App extends ServerApp = ServerApp> = (input: HandlerInput<Id, App>) => HandlerResult<Id> | Promise<HandlerResult<Id>>;
 
-/** Every operation of the signed interface, each with its own types. */
-export type SignedHandlers = { [Id in SignedOperationId]: Handler<Id> };
+/** Every operation of the signed interface, each with its own types; `App` is what your app lookup gives. */
+export type SignedHandlers<App extends ServerApp = ServerApp> = { [Id in SignedOperationId]: Handler<Id, App> };
 
 export type KeyedHandlerInput<Id extends KeyedOperationId> = OperationInput<KeyedOperations[Id], KeyedTable[Id]> &
   KeyedRequestFacts & {

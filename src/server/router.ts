@@ -10,7 +10,8 @@
 import type { Request, RequestHandler, Response } from "express";
 import type { Dialect, SpecName } from "../contract/index.js";
 import { createMemoryNonceStore, type NonceStore, type SignatureFailure } from "../signing/index.js";
-import { precheckSignature, verifyBearer, verifySignature, type ApiKeyLookup, type AppLookup, type RateLimiter } from "./auth.js";
+import { signatureAfterBody, signatureBeforeBody, verifyBearer, type ApiKeyLookup, type AppLookup, type RateLimiter } from "./auth.js";
+import type { ServerApp } from "./callers.js";
 import { captureRawBody, refuseOversizedBody, requireJson } from "./body.js";
 import { dispatchOperations, pathNotFound, specValidator, type DispatchHandler, type RequestFactsOf } from "./dispatch.js";
 import { envelopeErrorHandler, installAnswerJson, type AnswerWriter } from "./answer.js";
@@ -43,10 +44,10 @@ interface CommonRouterOptions {
  */
 type Table<Full> = { handlers: Full; partial?: false } | { handlers: Partial<Full>; partial: true };
 
-export type SignedRouterOptions = CommonRouterOptions &
-  Table<SignedHandlers> & {
-    /** App key → its secrets (and merchants, permissions, rate limit, for your handlers). */
-    apps: AppLookup;
+export type SignedRouterOptions<App extends ServerApp = ServerApp> = CommonRouterOptions &
+  Table<SignedHandlers<App>> & {
+    /** App key → its secrets (and merchants, permissions, rate limit, for your handlers, which get it as `app`). */
+    apps: AppLookup<App>;
     /** Where used nonces are kept for the signature window. Default: this process's memory; share one (createRedisNonceStore) between instances. */
     nonceStore?: NonceStore;
     /** The clock the timestamp window is checked against, in epoch ms. Default Date.now. */
@@ -108,11 +109,14 @@ export function createOperationRouter(options: OperationRouterOptions): RequestH
   );
 }
 
-const signedFacts: RequestFactsOf = (_req: Request, res: Response) => ({ appKey: requestState(res).appKey });
+const signedFacts: RequestFactsOf = (_req: Request, res: Response) => {
+  const state = requestState(res);
+  return { appKey: state.appKey, app: state.app };
+};
 const keyedFacts: RequestFactsOf = (_req: Request, res: Response) => ({ apiKey: requestState(res).apiKey });
 
 /** The signed interface (/open-api/v1 and /open-api): mount it at "/open-api". */
-export function createSignedRouter(options: SignedRouterOptions): RequestHandler {
+export function createSignedRouter<App extends ServerApp = ServerApp>(options: SignedRouterOptions<App>): RequestHandler {
   checkTable(options.handlers, Object.keys(signedOperations), options.partial);
   const logger = serverLogger(options.logger);
   const signature = {
@@ -127,8 +131,8 @@ export function createSignedRouter(options: SignedRouterOptions): RequestHandler
     spec: "signed",
     dialect: "signed",
     logger,
-    beforeBody: [precheckSignature(signature)],
-    afterBody: [verifySignature(signature)],
+    beforeBody: [signatureBeforeBody(signature)],
+    afterBody: [signatureAfterBody(signature)],
     checks: options.checks ?? [],
     handlers: options.handlers as Record<string, DispatchHandler | undefined>,
     facts: signedFacts,

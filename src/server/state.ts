@@ -4,7 +4,7 @@
 // same object, through requestSummary (summary.ts) for what a log shows.
 import type { Response } from "express";
 import type { SpecName } from "../contract/index.js";
-import type { SignatureFailure } from "../signing/index.js";
+import type { PrecheckedRequest, SignatureFailure } from "../signing/index.js";
 import type { ServerApp } from "./callers.js";
 
 /** Why an answer broke its spec, as the response validator said. */
@@ -35,9 +35,11 @@ export interface RequestState {
   startedAt?: number;
   /** The body bytes exactly as sent; undefined until read (a refusal before that leaves it so). */
   rawBody?: Buffer;
+  /** The signature's verdict before the body was read: the app's secrets and the parsed headers the body check goes on with. */
+  signatureHead?: PrecheckedRequest;
   /** The app key whose signature was verified (signed interface). */
   appKey?: string;
-  /** The app the verified key names, looked up once for the whole request (signed interface). */
+  /** The app the key names, looked up once for the whole request (signed interface; verified once appKey is set). */
   app?: ServerApp;
   /** The bearer key that was accepted (key-based interface). */
   apiKey?: string;

@@ -57,6 +57,7 @@ const handlers: Partial<SignedHandlers> = {
 };
 
 let server: Server;
+let lookups = 0;
 let base = "";
 
 beforeAll(async () => {
@@ -66,7 +67,10 @@ beforeAll(async () => {
     createSignedRouter({
       handlers,
       partial: true,
-      apps: async (appKey) => (appKey === APP_KEY ? { appSecrets: [SECRET] } : undefined),
+      apps: async (appKey) => {
+        lookups += 1;
+        return appKey === APP_KEY ? { appSecrets: [SECRET] } : undefined;
+      },
       nonceStore: createMemoryNonceStore(),
       now: () => NOW,
       logger,
@@ -110,6 +114,17 @@ describe("the signed router", () => {
     expect(seen.listStores?.query).toEqual({ merchantId: BIG, pageNo: 1, pageSize: 10 });
     expect(seen.listStores?.appKey).toBe(APP_KEY);
     expect(seen.listStores?.origin).toBe(base);
+  });
+
+  it("looks the app up once per request, with a body or without, and gives it to the handler", async () => {
+    const before = lookups;
+    await signed("GET", "/open-api/v1/stores");
+    expect(lookups - before).toBe(1);
+    expect(seen.listStores?.app).toEqual({ appSecrets: [SECRET] });
+    const body = `{"merchantId":10001,"userId":1,"orderType":1,"items":[{"itemType":1,"itemId":1,"itemName":"Tea","price":1,"quantity":1}]}`;
+    expect((await signed("POST", "/open-api/v1/orders", body)).status).toBe(200);
+    expect(lookups - before).toBe(2);
+    expect(seen.createOrder?.app).toEqual({ appSecrets: [SECRET] });
   });
 
   it("writes an int64 answer above 2^53 exactly, after validating it", async () => {
