@@ -51,7 +51,8 @@ export {
 export { createMemoryCallbackOutbox, type CallbackAttempt, type CallbackDelivery, type CallbackOutbox, type MaybePromise, type MemoryCallbackOutbox } from "./callback-outbox.js";
 export type { CallbackData, CallbackEventType, CallbackPayload } from "./callback-types.js";
 export { createTestHooksRouter, type ControlHandlers, type ControlOperationId, type TestHooks, type TestHooksOptions } from "./test-hooks.js";
-export { requestState, type RequestState } from "./state.js";
+export { requestState, type RequestFault, type RequestState, type SignatureRefusalFact } from "./state.js";
+export { requestSummary, type RequestSummary } from "./summary.js";
 export { BODY_LIMIT_BYTES, isJsonContentType } from "./body.js";
 export { sendAnswer, sendRaw } from "./answer.js";
 export { warmUpValidators, type DispatchHandler, type DispatchInput } from "./dispatch.js";

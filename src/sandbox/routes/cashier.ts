@@ -10,6 +10,7 @@ import { closeTrade, payTrade, refreshTrade, type PaymentRequest } from "../doma
 import { RefusalError } from "../errors.js";
 import { crossOriginMessage, crossOriginReason } from "../site-guard.js";
 import type { TradeRecord } from "../store/types.js";
+import { requestState } from "../../server/index.js";
 
 const NOTICES: Record<string, string> = {
   paid: "Payment successful.",
@@ -40,7 +41,7 @@ export function cashierRouter(ctx: SandboxContext): Router {
   const router = express.Router();
 
   router.get("/:tradeNo", (req: Request<{ tradeNo: string }>, res) => {
-    res.locals.operationId = "cashierPage";
+    requestState(res).operationId = "cashierPage";
     const trade = findTrade(ctx, req);
     if (!trade) return sendPage(res, 404, renderNotFoundPage(req.params.tradeNo));
     const done = typeof req.query.done === "string" ? NOTICES[req.query.done] : undefined;
@@ -49,7 +50,7 @@ export function cashierRouter(ctx: SandboxContext): Router {
 
   const act = (verb: "pay" | "close", run: (tradeNo: string, req: Request) => string) =>
     (req: Request<{ tradeNo: string }>, res: Response) => {
-      res.locals.operationId = verb === "pay" ? "cashierPay" : "cashierClose";
+      requestState(res).operationId = verb === "pay" ? "cashierPay" : "cashierClose";
       const crossOrigin = crossOriginReason(req);
       if (crossOrigin !== undefined) return sendPage(res, 403, renderRefusedPage(crossOriginMessage(crossOrigin)));
       const trade = findTrade(ctx, req);
