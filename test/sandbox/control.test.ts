@@ -1,7 +1,7 @@
 // The control API (/sandbox): each operation answers its spec's success envelope, validation
 // and errors use the signed interface's codes, and reset returns to the fixtures.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_USER, errorEnvelopeErrors, startSandbox, successSchemaErrors, T0, type Answer, type TestSandbox } from "./helpers.js";
+import { DEMO_USER, errorEnvelopeErrors, startSandbox, successSchemaErrors, T0, type Answer, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {

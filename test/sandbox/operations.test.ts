@@ -2,7 +2,7 @@
 // spec (checked here independently of the sandbox's own response validation).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ORDER_ID_BASE } from "../../src/sandbox/index.js";
-import { BIG_MERCHANT, DEMO_USER, startSandbox, successSchemaErrors, type Answer, type TestSandbox } from "./helpers.js";
+import { BIG_MERCHANT, DEMO_USER, startSandbox, successSchemaErrors, type Answer, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {
