@@ -219,8 +219,9 @@ export interface paths {
          *     delivery is listed in listCallbackDeliveries under the event's `redeliveries`, marked with
          *     its variant and whether the receiver answered as a correct receiver must; it changes
          *     neither the event's status nor its retries. Those due now are sent before the answer. An
-         *     event the sandbox does not hold, or one without a target, is 100009; past 100 redeliveries
-         *     kept for an event (the oldest sent ones make room) it is 100018. resetState drops them.
+         *     event the sandbox does not hold is 400005 (404), one without a target 100009; past 100
+         *     redeliveries kept for an event (the oldest sent ones make room) it is 100018. resetState
+         *     drops them.
          */
         post: operations["redeliverCallback"];
         delete?: never;
@@ -276,7 +277,7 @@ export interface paths {
         /**
          * Delete a fault
          * @description Removes a fault, active or spent; requests it would have met are answered normally. A
-         *     faultId the sandbox does not hold (deleted already, or dropped by a reset) is 100009.
+         *     faultId the sandbox does not hold (deleted already, or dropped by a reset) is 100019 (404).
          */
         delete: operations["deleteFault"];
         options?: never;

@@ -134,6 +134,8 @@ const cases: [Name, () => Promise<Answer>, RegExp][] = [
     },
     /applicationId \d+ was already approved/,
   ],
+  ["FAULT_NOT_FOUND", () => sb.control("DELETE", "/faults/flt_999"), /no fault flt_999/],
+  ["CALLBACK_EVENT_NOT_FOUND", () => sb.control("POST", "/callbacks/evt_00000000/redeliver", { variant: "exact" }), /no callback event evt_00000000/],
   ["REQUEST_SITE_REFUSED", () => sb.raw("/sandbox/reset", { method: "POST", headers: { Origin: "https://evil.example", "Content-Type": "application/json" } }), /another origin is refused \(Origin: https:\/\/evil\.example\)/],
   [
     "APP_QUOTA_EXCEEDED",
