@@ -43,6 +43,9 @@ Options:
   --max-orders-per-app N       orders one app may hold before 100018 (default 2000; reset frees)
   --max-trades-per-app N       payment trades one app may hold (default 10000)
   --public-base-url URL        base of cashierUrl when the sandbox is reached through a proxy
+  --nonce-capacity N           nonces remembered at once in memory (default 1000000, about
+                               90 MB at most; each app gets an equal share of at least a
+                               quarter); more for a load test over 3,300 signed requests/s
   --nonce-store URL            record used nonces in Redis (redis://HOST:PORT/DB) so several
                                sandboxes behind one address refuse each other's replays
                                (default: in memory, this process only)
@@ -64,6 +67,7 @@ const OPTIONS = {
   "max-orders-per-app": { type: "string" },
   "max-trades-per-app": { type: "string" },
   "public-base-url": { type: "string" },
+  "nonce-capacity": { type: "string" },
   "nonce-store": { type: "string" },
   "id-range": { type: "string" },
   quiet: { type: "boolean" },
@@ -183,6 +187,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
   // own (a test's io gets them as strings); warnings and errors go to stderr at once.
   const requestSink = io === processIo && !values.quiet ? fileDescriptorSink(1) : undefined;
   const logger = createJsonLogger(requestSink ?? io.stdout, { requests: !values.quiet, writeProblem: io.stderr });
+  if (values["nonce-capacity"] !== undefined && values["nonce-store"] !== undefined && values["nonce-store"] !== "memory") {
+    throw new UsageError("--nonce-capacity sizes the memory nonce store; with --nonce-store redis://… Redis keeps what its own memory allows (its maxmemory), so leave one of them out");
+  }
   const nonceStore = await openNonceStore(values["nonce-store"], io);
   if (nonceStore === null) return 1;
   const sandbox = createSandbox({
@@ -192,6 +199,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     allowInsecureNotify: values["allow-insecure-notify"] ?? false,
     idRange,
     allowPrivateNotify: values["allow-private-notify"] ?? false,
+    ...(values["nonce-capacity"] !== undefined && { nonceCapacity: parseCount("--nonce-capacity", values["nonce-capacity"]) }),
     quotas: {
       ...(values["max-orders-per-app"] !== undefined && { maxOrdersPerApp: parseCount("--max-orders-per-app", values["max-orders-per-app"]) }),
       ...(values["max-trades-per-app"] !== undefined && { maxTradesPerApp: parseCount("--max-trades-per-app", values["max-trades-per-app"]) }),

@@ -167,6 +167,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     scheduleMs: options.callbackSchedule ?? DEFAULT_CALLBACK_SCHEDULE_MS,
     timeoutMs: options.callbackTimeoutMs ?? 5000,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    // The app's first secret signs each attempt (ctx exists by the time anything is sent).
+    apps: (appKey) => ctx.records.app(appKey),
   });
   let listenUrl: string | undefined;
   const servedHosts = new ServedHosts();

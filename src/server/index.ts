@@ -28,6 +28,23 @@ export { RefusalError, describeValidationErrors, keyedError, LISTED_VALIDATION_E
 export { MerchantOpenPlatformError } from "../errors.js";
 export { createStderrLogger, pinoServerLogger, serverLogger, stderrLogger, type LevelledLogger, type LogDetails, type LogLevel, type PinoLike, type ServerLogger } from "./logger.js";
 export { logNonceStoreFailures, STORE_FAILURE_LOG_INTERVAL_MS } from "./nonce-store-log.js";
+export {
+  CALLBACK_TIMEOUT_MS,
+  CallbackPayloadError,
+  createCallbackSender,
+  DEFAULT_CALLBACK_SCHEDULE_MS,
+  formatUtcSeconds,
+  newEventId,
+  RESPONSE_BODY_KEPT_BYTES,
+  type CallbackAppLookup,
+  type CallbackInput,
+  type CallbackSender,
+  type CallbackSenderOptions,
+  type PreparedCallback,
+  type ResendResult,
+} from "./callback-sender.js";
+export { createMemoryCallbackOutbox, type CallbackAttempt, type CallbackDelivery, type CallbackOutbox, type MaybePromise, type MemoryCallbackOutbox } from "./callback-outbox.js";
+export type { CallbackData, CallbackEventType, CallbackPayload } from "./callback-types.js";
 export { requestState, type RequestState } from "./state.js";
 export { BODY_LIMIT_BYTES, isJsonContentType } from "./body.js";
 export { respond, sendRaw } from "./envelope.js";

@@ -64,7 +64,7 @@ function examplesOf(doc: Json): Array<{ schemaPointer: string; name: string; val
 /** Ajv as an OpenAPI 3.0 validator reads schemas: draft-07 keywords, `nullable`, `example` ignored, formats. */
 function openApi30Validator(edition: Json) {
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
-  addFormats(ajv);
+  addFormats.default(ajv);
   ajv.addSchema({ $id: "edition", components: edition.components }, "edition");
   const relocate = (node: unknown): unknown =>
     Array.isArray(node)
@@ -145,7 +145,7 @@ describe("the OpenAPI 3.0.3 editions", () => {
       completeTime: null,
     };
     const strict = new Ajv2020({ strict: false });
-    addFormats(strict);
+    addFormats.default(strict);
     strict.addSchema({ $id: "bundle", components: bundles.signed.components }, "bundle");
     expect(strict.validate({ $ref: "bundle#/components/schemas/Order" }, order), "the 3.1 bundle refuses it").toBe(false);
     const compile = openApi30Validator(editions.signed);

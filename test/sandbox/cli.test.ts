@@ -43,6 +43,8 @@ describe("options", () => {
     [["--callback-schedule", "5 minutes"], /--callback-schedule/],
     [["--colour"], /Unknown option '--colour'/],
     [["--fixtures", "/no/such/file.json"], /cannot read --fixtures/],
+    [["--nonce-capacity", "0"], /--nonce-capacity must be a whole number/],
+    [["--nonce-capacity", "100", "--nonce-store", "redis://127.0.0.1:1/0"], /--nonce-capacity sizes the memory nonce store/],
   ])("refuses %j as a usage error", async (args, message) => {
     const { out, io } = fakeIo();
     expect(await main(["sandbox", ...args], io)).toBe(2);
@@ -97,6 +99,21 @@ describe("running", () => {
     child.kill(signal);
     expect(await exit).toBe(0);
     expect(output()).toContain("Sandbox stopped.");
+  }, 30_000);
+
+  it("--nonce-capacity sizes the memory nonce store: past an app's share, signed requests are refused with 100006", async () => {
+    // 8 nonces in all, each app's share a quarter of them: 2.
+    const { child, output } = await startCli(["--port", "0", "--quiet", "--nonce-capacity", "8"]);
+    const base = /Signed interface\s+(http:\/\/127\.0\.0\.1:\d+)\/open-api\/v1/.exec(output())?.[1];
+    const codes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const headers = signRequestHeaders({ ...DEMO, body: "" });
+      codes.push(((await (await fetch(`${base}/open-api/v1/merchants`, { headers })).json()) as { code: number }).code);
+    }
+    expect(codes).toEqual([0, 0, 100006]);
+    const exit = exited(child);
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
   }, 30_000);
 
   it("--quiet prints no request lines", async () => {
