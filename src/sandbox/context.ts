@@ -16,6 +16,8 @@ export interface SandboxContext {
   callbacks: CallbackDispatcher;
   logger: SandboxLogger;
   nonceStore: NonceStore;
+  /** What keeps the nonces, for the health report: "memory", "postgres", "redis" … */
+  nonceStoreKind?: string;
   rateLimiter: RateLimiter;
   allowInsecureNotify: boolean;
   /** Where new order ids come from: above 2^53 ("large", the default) or below ("safe"). */
@@ -28,4 +30,6 @@ export interface SandboxContext {
   servedHosts: ServedHosts;
   /** The key in each cashierUrl (cashier-key.ts). */
   cashierKeys: CashierKeys;
+  /** Settles once the store is open (a database reached, migrated, its fixtures checked). Default: open. */
+  opened?: Promise<void>;
 }

@@ -7,7 +7,7 @@ import type { SandboxContext } from "./context.js";
 import { approveApplication, rejectApplication } from "./domain/member-cards.js";
 import { startOrderService } from "./domain/orders.js";
 import { closeTrade, controlTradeView, expireDueTrades, payTrade } from "./domain/payments.js";
-import type { OperationHandlers } from "../server/index.js";
+import { signedError, type OperationHandlers } from "../server/index.js";
 import type { operations as ControlOperations } from "../../generated/sandbox-control.js";
 import type { sandboxControlOperations } from "../../generated/sandbox-control.operations.js";
 
@@ -20,15 +20,16 @@ export function clockView(ctx: SandboxContext) {
  * Back to real time. Nothing moves backwards with it: expired trades stay closed, and retries
  * due at a sandbox time still ahead wait until real time reaches it.
  */
-export function resetClock(ctx: SandboxContext) {
-  ctx.clock.resetOffset();
+export async function resetClock(ctx: SandboxContext) {
+  // The offset lives with the records, so every instance sharing them moves with it.
+  ctx.clock.setOffset(await ctx.records.clockOffset.reset());
   return clockView(ctx);
 }
 
 /** Moves the clock; trades expire and due callback retries go out at once. */
-export function advanceClock(ctx: SandboxContext, seconds: number) {
-  ctx.clock.advance(seconds * 1000);
-  const expiredTrades = expireDueTrades(ctx);
+export async function advanceClock(ctx: SandboxContext, seconds: number) {
+  ctx.clock.setOffset(await ctx.records.clockOffset.advance(seconds * 1000));
+  const expiredTrades = await expireDueTrades(ctx);
   ctx.callbacks.clockAdvanced();
   return { ...clockView(ctx), expiredTrades };
 }
@@ -61,21 +62,30 @@ export interface DeliveryFilter {
   status?: CallbackDeliveryRecord["status"];
 }
 
-export function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter) {
-  const list = ctx.callbacks
-    .events()
-    .filter((event) => filter.eventId === undefined || event.eventId === filter.eventId)
-    .filter((event) => filter.tradeNo === undefined || event.tradeNo === filter.tradeNo)
-    .filter((event) => filter.applicationId === undefined || event.applicationId === filter.applicationId)
-    .filter((event) => filter.status === undefined || event.status === filter.status)
-    .reverse()
-    .map(deliveryView);
+/** The delivery log, newest first. */
+export async function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter & { limit?: number }) {
+  const list = (await ctx.callbacks.events(filter)).map(deliveryView);
   return { list, total: list.length };
 }
 
-export function resetState(ctx: SandboxContext) {
-  ctx.callbacks.reset();
-  ctx.records.reset();
+/**
+ * Drops what requests created, for one app (`appKey`) or for every app, and restores the
+ * fixtures' customers. Records shared by a team (PostgreSQL) are reset one app at a time:
+ * without an appKey the reset is refused, so no one drops the whole team's data by accident.
+ */
+export async function resetState(ctx: SandboxContext, appKey?: string) {
+  if (appKey !== undefined && ctx.records.app(appKey) === undefined) {
+    throw signedError("VALIDATION_FAILED", `query.appKey ${JSON.stringify(appKey)} is not an app of the fixtures (${ctx.records.apps().map((app) => app.appKey).join(", ")}).`);
+  }
+  if (appKey === undefined && ctx.records.shared) {
+    throw signedError(
+      "VALIDATION_FAILED",
+      "query.appKey is required: this sandbox keeps its records in a database that a team shares, so a reset applies to one app at a time " +
+        `(POST /sandbox/reset?appKey=${ctx.records.apps()[0]?.appKey ?? "…"}). See docs/team-sandbox.md.`,
+    );
+  }
+  if (appKey === undefined) ctx.callbacks.reset();
+  await ctx.records.reset(appKey);
   return {
     merchants: ctx.records.merchants().length,
     stores: ctx.records.stores().length,
@@ -88,11 +98,11 @@ export function resetState(ctx: SandboxContext) {
 
 export function controlOperations(ctx: SandboxContext): OperationHandlers<ControlOperations, typeof sandboxControlOperations> {
   return {
-    payTrade: (input) => {
-      const { trade, eventId } = payTrade(ctx, input.path.tradeNo);
+    payTrade: async (input) => {
+      const { trade, eventId } = await payTrade(ctx, input.path.tradeNo);
       return { trade: controlTradeView(trade), eventId };
     },
-    closeTrade: (input) => controlTradeView(closeTrade(ctx, input.path.tradeNo, "closed by the control API")),
+    closeTrade: async (input) => controlTradeView(await closeTrade(ctx, input.path.tradeNo, "closed by the control API")),
     startOrderService: (input) => startOrderService(ctx, input.path.orderId),
     approveCreditApplication: (input) => approveApplication(ctx, input.path.applicationId),
     rejectCreditApplication: (input) => rejectApplication(ctx, input.path.applicationId, input.body.reason),
@@ -100,6 +110,6 @@ export function controlOperations(ctx: SandboxContext): OperationHandlers<Contro
     advanceClock: (input) => advanceClock(ctx, input.body.seconds),
     resetClock: () => resetClock(ctx),
     listCallbackDeliveries: (input) => listDeliveries(ctx, input.query),
-    resetState: () => resetState(ctx),
+    resetState: (input) => resetState(ctx, (input.query as { appKey?: string }).appKey),
   };
 }

@@ -17,9 +17,9 @@ function sendPage(res: Response, status: number, html: string): void {
 }
 
 /** The trade when it exists and the request carries its key; else undefined (the same 404 either way). */
-function findTrade(ctx: SandboxContext, req: Request<{ tradeNo: string }>): TradeRecord | undefined {
+async function findTrade(ctx: SandboxContext, req: Request<{ tradeNo: string }>): Promise<TradeRecord | undefined> {
   const { tradeNo } = req.params;
-  const trade = /^[0-9]{1,19}$/.test(tradeNo) ? ctx.records.trade(tradeNo) : undefined;
+  const trade = /^[0-9]{1,19}$/.test(tradeNo) ? await ctx.records.trade(tradeNo) : undefined;
   if (!trade || !ctx.cashierKeys.matches(tradeNo, req.query.key)) return undefined;
   return refreshTrade(ctx, trade);
 }
@@ -27,24 +27,24 @@ function findTrade(ctx: SandboxContext, req: Request<{ tradeNo: string }>): Trad
 export function cashierRouter(ctx: SandboxContext): Router {
   const router = express.Router();
 
-  router.get("/:tradeNo", (req: Request<{ tradeNo: string }>, res) => {
+  router.get("/:tradeNo", async (req: Request<{ tradeNo: string }>, res) => {
     res.locals.operationId = "cashierPage";
-    const trade = findTrade(ctx, req);
+    const trade = await findTrade(ctx, req);
     if (!trade) return sendPage(res, 404, renderNotFoundPage(req.params.tradeNo));
     const done = typeof req.query.done === "string" ? NOTICES[req.query.done] : undefined;
     sendPage(res, 200, renderCashierPage(trade, ctx.cashierKeys.keyFor(trade.tradeNo), done ? { notice: { kind: "done", text: done } } : {}));
   });
 
-  const act = (verb: "pay" | "close", run: (tradeNo: string) => void, done: string) =>
-    (req: Request<{ tradeNo: string }>, res: Response) => {
+  const act = (verb: "pay" | "close", run: (tradeNo: string) => Promise<unknown>, done: string) =>
+    async (req: Request<{ tradeNo: string }>, res: Response) => {
       res.locals.operationId = verb === "pay" ? "cashierPay" : "cashierClose";
       const crossOrigin = crossOriginReason(req);
       if (crossOrigin !== undefined) return sendPage(res, 403, renderRefusedPage(crossOriginMessage(crossOrigin)));
-      const trade = findTrade(ctx, req);
+      const trade = await findTrade(ctx, req);
       if (!trade) return sendPage(res, 404, renderNotFoundPage(req.params.tradeNo));
       const key = ctx.cashierKeys.keyFor(trade.tradeNo);
       try {
-        run(trade.tradeNo);
+        await run(trade.tradeNo);
       } catch (error) {
         if (!(error instanceof RefusalError)) throw error;
         return sendPage(res, 409, renderCashierPage(trade, key, { notice: { kind: "alert", text: error.message } }));

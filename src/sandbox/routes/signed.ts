@@ -9,6 +9,7 @@ import type { SandboxContext } from "../context.js";
 import { explainMovedClock } from "../clock-refusal.js";
 import { describeRefusal } from "../dashboard/refusal.js";
 import { checkNotifyUrl } from "../notify-target.js";
+import { answeringStoreOutages } from "../store-guard.js";
 import { requireApp } from "../domain/access.js";
 import { syncCustomer } from "../domain/customers.js";
 import { getMerchant, listMerchants } from "../domain/merchants.js";
@@ -75,7 +76,7 @@ export function signedOperations(ctx: SandboxContext): SignedHandlers {
 
 export function signedRouter(ctx: SandboxContext): RequestHandler {
   return createSignedRouter({
-    handlers: signedOperations(ctx),
+    handlers: answeringStoreOutages(signedOperations(ctx)),
     apps: (appKey) => ctx.records.app(appKey),
     nonceStore: ctx.nonceStore,
     now: () => ctx.clock.now(),

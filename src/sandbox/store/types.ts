@@ -1,12 +1,13 @@
-// The sandbox's state behind one interface. The in-memory store (memory.ts) is the only
-// implementation; a persistent one would implement the same interface. Records are plain
-// objects; ids are bigint, amounts are fen (number), times are epoch ms (sandbox clock).
-// Domain code mutates a record and then calls the matching save method.
+// The sandbox's state behind one interface, in memory (memory.ts) or in PostgreSQL
+// (postgres/records.ts). Records are plain objects; ids are bigint, amounts are fen (number),
+// times are epoch ms (sandbox clock). Domain code reads a record (its own copy), changes it and
+// saves it in a transaction of its app.
 //
 // A record is the wire schema it is answered as (generated/signed.ts), as stored: int64 ids as
 // bigint, date-times as epoch ms, plus what only the sandbox keeps. Nothing is restated: a field
 // the spec renames or retypes changes the record with it.
 import type { components } from "../../../generated/signed.js";
+import type { CallbackDelivery, CallbackOutbox } from "../../server/index.js";
 
 type Schemas = components["schemas"];
 
@@ -215,6 +216,37 @@ export interface RecordsTransaction extends RecordReads {
   updateApplication(application: CreditApplicationRecord): Promise<void>;
   /** The next value of a counter (1, 2, 3 …, shared by every app and instance; gaps are allowed). */
   nextSequence(name: SequenceName): Promise<number>;
+  /**
+   * Records a callback delivery with the change that caused it (a transactional outbox): it is
+   * kept, and sent, only if the transaction commits. The caller hands it to the callback sender
+   * after the commit.
+   */
+  enqueueCallback(delivery: CallbackDelivery): Promise<void>;
+}
+
+/** Which deliveries to list: all of them when empty; newest first, at most `limit`. */
+export interface CallbackLogFilter {
+  appKey?: string;
+  eventId?: string;
+  tradeNo?: string;
+  applicationId?: bigint;
+  status?: CallbackDelivery["status"];
+  limit?: number;
+}
+
+/**
+ * The callback outbox and delivery log: the server kit's CallbackOutbox (the sender saves each
+ * delivery before and after every attempt, and claims it before an attempt, so that with
+ * several instances each attempt is made by one of them), and the log the control API and the
+ * dashboard read.
+ */
+export interface SandboxCallbackLog extends CallbackOutbox {
+  claim(delivery: CallbackDelivery): CallbackDelivery | undefined | Promise<CallbackDelivery | undefined>;
+  list(filter?: CallbackLogFilter): Promise<CallbackDelivery[]>;
+  /** Lets go of every delivery this process holds (on close), so another instance may take them at once. */
+  release(): Promise<void>;
+  /** Before a resend asked for by hand: the delivery back to pending and this instance's; why not, when it cannot be. */
+  reopen(eventId: string): Promise<string | undefined>;
 }
 
 /** Newest first, at most `limit` (default: all), of one app or of all. */
@@ -257,6 +289,7 @@ export interface SandboxRecords extends ReferenceRecords, RecordReads {
    */
   reset(appKey?: string): Promise<void>;
   readonly clockOffset: ClockOffsetStore;
+  readonly callbackLog: SandboxCallbackLog;
   /** Resolves when the records can be read and written now; rejects with StoreUnavailableError otherwise. */
   health(): Promise<void>;
   /** Releases connections; the records stay where they are. */
