@@ -107,10 +107,52 @@ export const sandboxControlOperations = {
     "hasBody": false,
     "bodyDefaults": []
   },
+  "listFaults": {
+    "method": "GET",
+    "path": "/faults",
+    "query": {
+      "appKey": {
+        "required": false,
+        "type": "string"
+      },
+      "operationId": {
+        "required": false,
+        "type": "string"
+      }
+    },
+    "pathParams": [],
+    "hasBody": false,
+    "bodyDefaults": []
+  },
+  "createFault": {
+    "method": "POST",
+    "path": "/faults",
+    "query": {},
+    "pathParams": [],
+    "hasBody": true,
+    "bodyDefaults": [
+      "times"
+    ]
+  },
+  "deleteFault": {
+    "method": "DELETE",
+    "path": "/faults/{faultId}",
+    "query": {},
+    "pathParams": [
+      "faultId"
+    ],
+    "hasBody": false,
+    "bodyDefaults": []
+  },
   "resetState": {
     "method": "POST",
     "path": "/reset",
-    "query": {},
+    "query": {
+      "appKey": {
+        "required": false,
+        "type": "string"
+      }
+    },
     "pathParams": [],
     "hasBody": false,
     "bodyDefaults": []

@@ -197,6 +197,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List faults
+         * @description The faults set with createFault, active and spent, oldest first (the order in which they
+         *     meet requests), each with the requests it answered. Faults given by the `X-Sandbox-Fault`
+         *     header are not listed (they last one request); the dashboard marks the requests they
+         *     answered.
+         */
+        get: operations["listFaults"];
+        put?: never;
+        /**
+         * Set a fault
+         * @description Makes the next `times` accepted requests of one operation of the signed or key-based
+         *     interface fail on purpose: a 429, a 500, a 503, a late answer, no answer, or a dropped
+         *     connection, before the operation is carried out or after it (its work done, its answer
+         *     lost). Faults meet requests oldest first; a fault with `appKey` meets only that app's signed
+         *     requests, one without it every app's (and the key-based interface's). At most 100 faults
+         *     per app key (and 100 for every app) are kept: past that the oldest spent one is dropped,
+         *     and when none is spent the call is refused with 100018. resetState clears them all. The
+         *     table of kinds and how each answers: docs/scenarios.md.
+         */
+        post: operations["createFault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/faults/{faultId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a fault
+         * @description Removes a fault, active or spent; requests it would have met are answered normally. A
+         *     faultId the sandbox does not hold (deleted already, or dropped by a reset) is 100009.
+         */
+        delete: operations["deleteFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reset": {
         parameters: {
             query?: never;
@@ -209,9 +264,11 @@ export interface paths {
         /**
          * Reset to the fixtures
          * @description Drops everything created since start (customers synced, orders, trades, refunds, cards,
-         *     applications, the callback log and pending retries) and reloads the fixtures. The clock
-         *     keeps its offset (the answer's `clockOffsetSeconds` says how far ahead it still runs;
-         *     resetClock moves it back); used nonces stay used.
+         *     applications, the callback log and pending retries, faults) and reloads the fixtures: of
+         *     one app with `appKey`, of every app without it (refused on a sandbox whose records a team
+         *     shares: there a reset is always of one app). The clock keeps its offset (the answer's
+         *     `clockOffsetSeconds` says how far ahead it still runs; resetClock moves it back); used
+         *     nonces stay used.
          */
         post: operations["resetState"];
         delete?: never;
@@ -326,7 +383,7 @@ export interface components {
         /**
          * ControlErrorCode
          * Format: int32
-         * @description Envelope code of a failed request of the sandbox's control API (the signed interface's registry, control-only codes included), from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request to the sandbox's control API or cashier. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300008 ORDER_SERVICE_NOT_STARTABLE: Service can start only for a paid (status 1) service-type order (sandbox control API). 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400003 TRADE_NOT_PAYABLE: The trade is not waiting for payment (it is paid, refunded or closed). 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0). 500004 CREDIT_APPLICATION_NOT_FOUND: The member-card credit application does not exist. 500005 CREDIT_APPLICATION_NOT_PENDING: The credit application has already been approved or rejected.
+         * @description Envelope code of a failed request of the sandbox's control API (the signed interface's registry, control-only codes included), from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key, or the server cannot remember more nonces for the app within the timestamp window (or its shared nonce store is unreachable) and refuses rather than risk a replay; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request; answered by the sandbox (its control API and cashier too) and by mop proxy. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300008 ORDER_SERVICE_NOT_STARTABLE: Service can start only for a paid (status 1) service-type order (sandbox control API). 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400003 TRADE_NOT_PAYABLE: The trade is not waiting for payment (it is paid, refunded or closed). 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0). 500004 CREDIT_APPLICATION_NOT_FOUND: The member-card credit application does not exist. 500005 CREDIT_APPLICATION_NOT_PENDING: The credit application has already been approved or rejected.
          * @enum {integer}
          */
         ControlErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100017 | 100018 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300008 | 300009 | 400001 | 400002 | 400003 | 400004 | 500001 | 500002 | 500003 | 500004 | 500005;
@@ -657,6 +714,169 @@ export interface components {
             data: components["schemas"]["CallbackDeliveryList"];
         };
         /**
+         * FaultId
+         * @description A fault's id, `flt_` and a number counted from 1 (the count restarts on a reset).
+         */
+        FaultId: string;
+        /**
+         * FaultKind
+         * @description What the sandbox does instead of (`when: before`) or after (`when: after`) carrying out the
+         *     operation:
+         *     `rate-limited` answers HTTP 429 with code 100006 (key-based: 429) and `Retry-After`;
+         *     `internal-error` answers HTTP 500 with code 100099 (key-based: 500);
+         *     `unavailable` answers HTTP 503 with `Retry-After` and the internal-error code (100099,
+         *     key-based 500: the registry has no code of its own for it, and a scenario adds none);
+         *     `slow` sends the operation's real answer `delayMs` late;
+         *     `timeout` sends no answer and keeps the connection open until the client gives up (closes
+         *     it), or until `delayMs` has passed, then closes it;
+         *     `reset-connection` destroys the connection without an answer.
+         * @enum {string}
+         */
+        FaultKind: "rate-limited" | "internal-error" | "unavailable" | "slow" | "timeout" | "reset-connection";
+        /**
+         * FaultWhen
+         * @description `before` (the default): the fault answers in the operation's place and the operation is not
+         *     carried out. `after`: the operation is carried out (an order is created, a trade opened),
+         *     then its answer is replaced by the fault's: the case where a retry must find the work
+         *     already done (createCashierSession retried with the same outTradeNo answers the same trade).
+         * @enum {string}
+         */
+        FaultWhen: "before" | "after";
+        /**
+         * FaultHit
+         * @description One request a fault answered.
+         */
+        FaultHit: {
+            /** @description When the request arrived (sandbox clock). */
+            time: components["schemas"]["DateTime"];
+            /** @description The request's HTTP method. */
+            method: string;
+            /** @description The request's path, without the query. */
+            path: string;
+            /** @description The app key the request was signed with; null on the key-based interface. */
+            appKey: string | null;
+            /** @description Whether the operation was carried out (`when: after`, and `slow`). */
+            carriedOut: boolean;
+            /**
+             * Format: int32
+             * @description The envelope code the operation answered (0 when it succeeded) before the fault replaced or delayed its answer; null when it was not carried out, or has not answered yet.
+             */
+            operationCode: number | null;
+            /**
+             * Format: int32
+             * @description The HTTP status sent to the client; null when none was (`timeout`, `reset-connection`), or not yet.
+             */
+            status: number | null;
+            /**
+             * Format: int32
+             * @description The envelope code sent to the client; null when no answer was sent.
+             */
+            code: number | null;
+        };
+        /**
+         * Fault
+         * @description A fault set with createFault, and the requests it answered.
+         */
+        Fault: {
+            faultId: components["schemas"]["FaultId"];
+            /** @description The operation it applies to. */
+            operationId: string;
+            kind: components["schemas"]["FaultKind"];
+            when: components["schemas"]["FaultWhen"];
+            /**
+             * Format: int32
+             * @description How many requests it answers in all.
+             */
+            times: number;
+            /**
+             * Format: int32
+             * @description How many more it answers; 0 when spent.
+             */
+            remaining: number;
+            /**
+             * Format: int32
+             * @description As given; null when not given (the kind's default applies).
+             */
+            delayMs: number | null;
+            /**
+             * Format: int32
+             * @description The Retry-After sent (rate-limited, unavailable); null for the other kinds.
+             */
+            retryAfterSeconds: number | null;
+            /** @description The only app whose requests meet it; null for every app (and the key-based interface). */
+            appKey: string | null;
+            /** @description When it was set (sandbox clock). */
+            createTime: components["schemas"]["DateTime"];
+            /** @description The requests it answered, oldest first (the latest 20). */
+            hits: components["schemas"]["FaultHit"][];
+        };
+        /**
+         * FaultList
+         * @description Faults, oldest first (the order in which they meet requests).
+         */
+        FaultList: {
+            /** @description The matching faults, active and spent. */
+            list: components["schemas"]["Fault"][];
+            /**
+             * Format: int32
+             * @description Number of matching faults.
+             */
+            total: number;
+        };
+        /**
+         * FaultListEnvelope
+         * @description Success envelope of listFaults.
+         */
+        FaultListEnvelope: {
+            code: components["schemas"]["ControlSuccessCode"];
+            msg: components["schemas"]["SuccessMsg"];
+            data: components["schemas"]["FaultList"];
+        };
+        /**
+         * CreateFaultRequest
+         * @description A fault on one operation of the signed or key-based interface, for the next `times` requests
+         *     that reach it: signed with the app key `appKey` (any app when absent) and accepted by the
+         *     checks before the operation (signature or API key, rate limit, validation; a request refused
+         *     by them keeps its refusal and does not use the fault up). The same behaviour for one request,
+         *     without a control call: the `X-Sandbox-Fault` request header (docs/scenarios.md).
+         */
+        CreateFaultRequest: {
+            /** @description An operation of the signed interface (e.g. `createCashierSession`) or of the key-based one (`listAccountMerchants`); not one of the control API's. */
+            operationId: string;
+            kind: components["schemas"]["FaultKind"];
+            /** @default before */
+            when?: components["schemas"]["FaultWhen"];
+            /**
+             * Format: int32
+             * @description How many requests the fault answers; then it is spent (still listed, with `remaining` 0, until deleted or a reset).
+             * @default 1
+             */
+            times?: number;
+            /**
+             * Format: int32
+             * @description `slow`: how late the real answer is sent (required). `timeout`: how long the connection
+             *     is held open before the sandbox closes it, if the client has not given up first (default
+             *     120000). The other kinds: a wait before the fault answers (default 0).
+             */
+            delayMs?: number;
+            /**
+             * Format: int32
+             * @description The `Retry-After` header of `rate-limited` and `unavailable` (default 1); refused for the other kinds.
+             */
+            retryAfterSeconds?: number;
+            /** @description Only requests signed with this app key (an app of the sandbox's fixtures) meet the fault; absent, requests of every app do. Not allowed for an operation of the key-based interface, whose callers have an API key instead. */
+            appKey?: string;
+        } & unknown;
+        /**
+         * FaultEnvelope
+         * @description Success envelope of createFault and deleteFault.
+         */
+        FaultEnvelope: {
+            code: components["schemas"]["ControlSuccessCode"];
+            msg: components["schemas"]["SuccessMsg"];
+            data: components["schemas"]["Fault"];
+        };
+        /**
          * ResetResult
          * @description What the sandbox holds after the reset (the fixtures; everything created was dropped).
          */
@@ -752,6 +972,15 @@ export interface components {
                 "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
+        /** @description HTTP 403. The sandbox keeps no more of these for the app (100018); delete some or reset. The envelope carries the error code of the signed interface's registry (docs/errors.md). */
+        QuotaExceeded: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
+            };
+        };
     };
     parameters: {
         /**
@@ -789,6 +1018,29 @@ export interface components {
          * @example failed
          */
         DeliveryStatusQuery: components["schemas"]["DeliveryStatus"];
+        /**
+         * @description Only faults that apply to this app's requests (its own and those set for every app).
+         * @example demo-app-key
+         */
+        AppKeyQuery: string;
+        /**
+         * @description Only faults on this operation.
+         * @example createCashierSession
+         */
+        OperationIdQuery: string;
+        /**
+         * @description The fault's id, as createFault answered it.
+         * @example flt_1
+         */
+        FaultIdPath: components["schemas"]["FaultId"];
+        /**
+         * @description The app whose records to reset; the other apps' stay as they are. Without it, every app's
+         *     records are reset. A sandbox whose records a team shares (started with a PostgreSQL store)
+         *     requires it and answers 100009 without it, so that no one resets the whole team's data by
+         *     accident. An app key the fixtures do not have is 100009 too.
+         * @example demo-app-key
+         */
+        ResetAppKeyQuery: string;
     };
     requestBodies: never;
     headers: never;
@@ -1067,9 +1319,108 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    resetState: {
+    listFaults: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only faults that apply to this app's requests (its own and those set for every app).
+                 * @example demo-app-key
+                 */
+                appKey?: components["parameters"]["AppKeyQuery"];
+                /**
+                 * @description Only faults on this operation.
+                 * @example createCashierSession
+                 */
+                operationId?: components["parameters"]["OperationIdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching faults. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FaultListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createFault: {
         parameters: {
             query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFaultRequest"];
+            };
+        };
+        responses: {
+            /** @description The fault, armed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FaultEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["QuotaExceeded"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The fault's id, as createFault answered it.
+                 * @example flt_1
+                 */
+                faultId: components["parameters"]["FaultIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fault as it was when deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FaultEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resetState: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The app whose records to reset; the other apps' stay as they are. Without it, every app's
+                 *     records are reset. A sandbox whose records a team shares (started with a PostgreSQL store)
+                 *     requires it and answers 100009 without it, so that no one resets the whole team's data by
+                 *     accident. An app key the fixtures do not have is 100009 too.
+                 * @example demo-app-key
+                 */
+                appKey?: components["parameters"]["ResetAppKeyQuery"];
+            };
             header?: never;
             path?: never;
             cookie?: never;

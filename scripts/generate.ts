@@ -10,6 +10,7 @@ import { errorCodesModule, errorsMarkdown, specErrorFiles, YAML_HEADER as REGIST
 import { readErrorRegistry } from "./lib/error-registry.js";
 import { operationIdsOf, withOperationErrors } from "./lib/operation-responses.js";
 import { toOpenApi30 } from "./lib/openapi-30.js";
+import { handlerTypesModule } from "./lib/handler-types.js";
 import { operationsModule } from "./lib/operations.js";
 import { postmanCollection, postmanEnvironment, type PostmanInputs } from "./lib/postman.js";
 import { typesFor } from "./lib/types.js";
@@ -99,6 +100,7 @@ for (const name of SPECS) {
   emit(`generated/${name}.ts`, await typesFor(bundled, TS_HEADER));
   const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   emit(`generated/${name}.operations.ts`, operationsModule(bundled, `${camel}Operations`, TS_HEADER));
+  if (name === "signed" || name === "keyed") emit(`generated/${name}.handlers.ts`, handlerTypesModule(bundled, name, registry, TS_HEADER));
 }
 
 // The OpenAPI 3.0.3 editions of the public specs, for tools that read only 3.0 (docs/other-languages.md).

@@ -109,8 +109,25 @@ function pager(guides: readonly Guide[], index: number): string {
   return `<nav class="pager" aria-label="Guides">${link(guides[index - 1], "prev")}${link(guides[index + 1], "next")}</nav>`;
 }
 
+/**
+ * A wide table scrolls inside its own box (the page never scrolls sideways on a phone); the box
+ * is a named region the keyboard can reach and scroll (axe: scrollable-region-focusable).
+ */
+export function scrollableTables(html: string): string {
+  let n = 0;
+  return html.replace(/<table>([\s\S]*?)<\/table>/g, (table, inner: string) => {
+    n += 1;
+    const headings = [...(/<thead>([\s\S]*?)<\/thead>/.exec(inner)?.[1] ?? "").matchAll(/<th[^>]*>([\s\S]*?)<\/th>/g)].map((m) => m[1]!.replace(/<[^>]*>/g, "").trim());
+    const named = headings.filter((h) => h !== "");
+    const label = `Table ${n}${named.length ? `: ${named.join(", ")}` : ""}`;
+    // A header cell left empty in the Markdown heads nothing: an ordinary cell, not an empty header.
+    const cells = table.replace(/<th([^>]*)>\s*<\/th>/g, "<td$1></td>");
+    return `<div class="table-scroll" role="region" tabindex="0" aria-label="${escapeHtml(label.replace(/&[a-z#0-9]+;/gi, " "))}">${cells}</div>`;
+  });
+}
+
 export function renderGuide(guide: Guide, guides: readonly Guide[]): string {
   const names = new Set(guides.map((g) => g.name));
-  const body = markdownRenderer(names, guide).parse(guide.markdown, { async: false }) + pager(guides, guides.indexOf(guide));
+  const body = scrollableTables(markdownRenderer(names, guide).parse(guide.markdown, { async: false })) + pager(guides, guides.indexOf(guide));
   return page({ title: `${guide.title} — Merchant Open Platform`, body, root: "../" });
 }

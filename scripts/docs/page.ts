@@ -23,10 +23,16 @@ a { color: var(--link); }
 a:focus-visible { outline: 2px solid var(--link); outline-offset: 2px; }
 h1, h2, h3 { line-height: 1.25; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; background: var(--code); border-radius: 4px; }
-code { padding: .1em .3em; }
-pre { padding: .8rem 1rem; overflow-x: auto; }
+code { padding: .1em .3em; overflow-wrap: anywhere; }
+main { overflow-wrap: break-word; }
+pre { padding: .8rem 1rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 pre code { padding: 0; background: none; }
-table { border-collapse: collapse; display: block; overflow-x: auto; margin: 1rem 0; }
+.table-scroll { overflow-x: auto; margin: 1rem 0; }
+.table-scroll:focus-visible { outline: 2px solid var(--link); outline-offset: 2px; }
+table { border-collapse: collapse; }
+.site-search { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; margin: .5rem 0; }
+.site-search input, form[role=search] input { font: inherit; padding: .2rem .4rem; max-width: 100%; }
+ol.results li { margin: .75rem 0; } ol.results p { margin: .1rem 0; }
 th, td { border: 1px solid var(--line); padding: .35rem .6rem; text-align: left; vertical-align: top; }
 .muted { color: var(--muted); }
 ul.cards { list-style: none; padding: 0; }
@@ -47,6 +53,11 @@ export const SITE_LINKS: readonly { href: string; label: string }[] = [
  * The one navigation of every page. `root` is the relative way to the site root ("" or "../"),
  * so links resolve from docs/site/ on disk and under any URL prefix (the sandbox's /docs).
  */
+/** The search form every page's header carries; `root` is the way to the site root. */
+export function searchForm(root: string): string {
+  return `<form class="site-search" role="search" aria-label="Site search" action="${root}search.html" method="get"><label for="site-search-q">Search the docs</label> <input id="site-search-q" name="q" type="search" placeholder="operation, field, error code"> <button type="submit">Search</button></form>`;
+}
+
 export function siteNav(root: string, current?: string): string {
   const links = SITE_LINKS.map(({ href, label }) => `<a href="${root}${href}"${href === current ? ' aria-current="page"' : ""}>${escapeHtml(label)}</a>`);
   return `<nav aria-label="Site">${links.join("\n")}</nav>`;
@@ -73,7 +84,7 @@ export function page({ title, body, root, current }: PageOptions): string {
 </head>
 <body>
 <a class="skip" href="#content">Skip to content</a>
-<header>${siteNav(root, current)}</header>
+<header>${siteNav(root, current)}${searchForm(root)}</header>
 <main id="content">
 ${body}
 </main>

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { escapeHtml, siteNav } from "./page.js";
+import { escapeHtml, searchForm, siteNav } from "./page.js";
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -90,7 +90,41 @@ const NAV_CSS = `<style>
 .mop-site-header nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
 .mop-site-header a { color: #0550ae; }
 .mop-site-header a[aria-current="page"] { font-weight: 700; color: #1b1f24; text-decoration: none; }
+.mop-site-header .site-search { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; margin: .25rem 0 0; }
+.mop-site-header .site-search input { font: inherit; padding: .1rem .4rem; max-width: 100%; }
 </style>`;
+
+/**
+ * Redoc 3 renders its links as paths from the host's root (`/orders`, `/section/signing`) and
+ * routes a click on them to `#/orders` itself. Opened in a new tab, copied or bookmarked, such a
+ * link leaves the reference (on the sandbox, for its JSON 404). Every root-relative link of the
+ * page becomes the hash route Redoc reads when the page opens: in the rendered markup here, and
+ * for links Redoc draws later (lazy sections) by the small script below.
+ */
+export function hashRoutes(html: string): string {
+  // Outside scripts only: the inlined bundle holds markup-like strings.
+  return html
+    .split(/(<script\b[\s\S]*?<\/script>)/i)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/(<a\b[^>]*?\shref=")\/(?!\/)/gi, "$1#/")))
+    .join("");
+}
+
+const HASH_ROUTE_SCRIPT = `<script>
+(function () {
+  function fix(root) {
+    var links = root.querySelectorAll ? root.querySelectorAll('a[href^="/"]:not([href^="//"])') : [];
+    for (var i = 0; i < links.length; i++) links[i].setAttribute("href", "#" + links[i].getAttribute("href"));
+  }
+  fix(document);
+  new MutationObserver(function (changes) {
+    for (var c = 0; c < changes.length; c++) {
+      var change = changes[c];
+      if (change.type === "attributes") fix(change.target.parentNode || document);
+      for (var n = 0; n < change.addedNodes.length; n++) if (change.addedNodes[n].nodeType === 1) fix(change.addedNodes[n].parentNode || document);
+    }
+  }).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["href"] });
+})();
+</script>`;
 
 /** Puts the site's header as the first element of the page's body. */
 export function withSiteHeader(html: string, current: string, title: string): string {
@@ -98,7 +132,15 @@ export function withSiteHeader(html: string, current: string, title: string): st
   const body = head < 0 ? -1 : html.indexOf("<body", head);
   const open = body < 0 ? -1 : html.indexOf(">", body);
   if (head < 0 || open < 0) throw new Error(`${title}: no <head>/<body> to put the site navigation into`);
-  return `${html.slice(0, head)}${NAV_CSS}\n${html.slice(head, open + 1)}\n<header class="mop-site-header" aria-label="${escapeHtml(title)}">${siteNav("", current)}</header>${html.slice(open + 1)}`;
+  return `${html.slice(0, head)}${NAV_CSS}\n${html.slice(head, open + 1)}\n<header class="mop-site-header" aria-label="${escapeHtml(title)}">${siteNav("", current)}${searchForm("")}</header>${html.slice(open + 1)}`;
+}
+
+/** The page's links as hash routes, and the script that keeps Redoc's later links so. */
+export function withHashRoutes(html: string): string {
+  const end = html.lastIndexOf("</body>");
+  if (end < 0) throw new Error("a reference page without </body>");
+  const fixed = hashRoutes(html.slice(0, end));
+  return `${fixed}${HASH_ROUTE_SCRIPT}\n${html.slice(end)}`;
 }
 
 export interface ReferenceResult {
@@ -129,7 +171,7 @@ export async function renderReference(specFile: string, outFile: string, cwd: st
     rmSync(prepared, { recursive: true, force: true });
   }
   const page = outFile.split(/[\\/]/).pop()!;
-  const html = withSiteHeader(patchAttributionLogo(readFileSync(outFile, "utf8")), page, "Merchant Open Platform docs");
+  const html = withHashRoutes(withSiteHeader(patchAttributionLogo(readFileSync(outFile, "utf8")), page, "Merchant Open Platform docs"));
   assertPatched(html, outFile);
   writeFileSync(outFile, html);
   return { file: outFile, ms: Math.round(performance.now() - started) };

@@ -5,7 +5,9 @@ import { join, relative } from "node:path";
 import { listGuides, renderGuide } from "./guides.js";
 import { indexPage, type ReferenceEntry } from "./index-page.js";
 import { findRemoteResources } from "./offline.js";
+import { SITE_LINKS } from "./page.js";
 import { renderReference } from "./reference.js";
+import { guideEntries, referenceEntries, SEARCH_JS, searchIndexScript, searchPage } from "./search.js";
 
 /** In display order; sandbox-control is rendered once its bundle exists. */
 export const REFERENCE_SPECS = ["signed", "keyed", "sandbox-control"] as const;
@@ -68,6 +70,14 @@ export async function buildSite({ root, outDir = join(root, "docs", "site") }: S
   for (const guide of guides) writeFileSync(join(outDir, "guides", `${guide.name}.html`), renderGuide(guide, guides));
   const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   writeFileSync(join(outDir, "index.html"), indexPage(references, guides, version));
+  // One search over both: the references' operations, callbacks and sections, and every guide section.
+  const searchEntries = [
+    ...specs.flatMap((s, i) => referenceEntries(s.name, SITE_LINKS.find((l) => l.href === `${s.name}.html`)?.label ?? references[i]!.title, JSON.parse(readFileSync(s.file, "utf8")) as Record<string, any>)),
+    ...guides.flatMap(guideEntries),
+  ];
+  writeFileSync(join(outDir, "search.html"), searchPage());
+  writeFileSync(join(outDir, "search.js"), SEARCH_JS);
+  writeFileSync(join(outDir, "search-index.js"), searchIndexScript(searchEntries));
   timings["guides and index"] = Math.round(performance.now() - guidesStarted);
 
   const offenders = htmlFiles(outDir).flatMap((file) =>

@@ -1,6 +1,8 @@
 // A real redis-server for tests and benchmarks, on a free loopback port, in its own temporary
 // directory with an append-only file synced every second, as in production: a clean restart
-// keeps the nonces, as a replay store must. Debian's redis-server; .ci/run installs it.
+// keeps the nonces, as a replay store must. `persistence: false` starts one that keeps nothing
+// (a restart, or kill(), loses every key), to show what the nonce store does then; extra
+// settings (e.g. maxmemory) go in `args`. Debian's redis-server; .ci/run installs it.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
@@ -40,6 +42,8 @@ export interface RedisServer {
   port: number;
   /** Stops the server (it saves its append-only file first). */
   stop(): Promise<void>;
+  /** Kills the server with SIGKILL: nothing is saved, as when a machine or container dies. */
+  kill(): Promise<void>;
   /** Starts it again on the same port and data directory. */
   start(): Promise<void>;
   /** Freezes the process (SIGSTOP): connections stay open but nothing answers. */
@@ -48,34 +52,44 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+export interface RedisServerOptions {
+  /** Keep an append-only file (default true); false: keep nothing across a restart. */
+  persistence?: boolean;
+  /** More redis-server arguments, e.g. ["--maxmemory", "10mb", "--maxmemory-policy", "allkeys-lru"]. */
+  args?: string[];
+}
+
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "mop-redis-"));
+  const persistence = options.persistence === false ? ["--appendonly", "no"] : ["--appendonly", "yes", "--appendfsync", "everysec"];
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "everysec", "--protected-mode", "yes"],
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", ...persistence, "--protected-mode", "yes", ...(options.args ?? [])],
       { stdio: "ignore" },
     );
     await waitForPort(port, true);
   };
-  const stop = async () => {
+  const halt = async (signal: "SIGTERM" | "SIGKILL") => {
     const running = child;
     child = undefined;
     if (!running || running.exitCode !== null) return;
     const exited = new Promise((resolve) => running.once("exit", resolve));
     running.kill("SIGCONT");
-    running.kill("SIGTERM");
+    running.kill(signal);
     await exited;
     await waitForPort(port, false);
   };
+  const stop = () => halt("SIGTERM");
   await start();
   return {
     url: `redis://127.0.0.1:${port}/0`,
     port,
     start,
     stop,
+    kill: () => halt("SIGKILL"),
     freeze: () => void child?.kill("SIGSTOP"),
     thaw: () => void child?.kill("SIGCONT"),
     close: async () => {

@@ -124,7 +124,7 @@ export class CheckContext {
   }
 
   requireControl(): ControlApi {
-    if (!this.control) throw new CheckSkipped("the server has no sandbox control API to make a payment happen (run against `mop sandbox`, or pass --control-url)");
+    if (!this.control) throw new CheckSkipped("the server has no sandbox control API to make a payment happen (run against `mop sandbox`, or mount test hooks on the server and pass --control-url: docs/conformance.md, \"Test hooks\")");
     return this.control;
   }
 

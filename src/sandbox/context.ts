@@ -9,6 +9,7 @@ import type { SandboxClock } from "./clock.js";
 import type { SandboxLogger } from "./logger.js";
 import type { SandboxRecords } from "./store/types.js";
 import type { IdRange } from "./domain/id-range.js";
+import type { Scenarios } from "./scenarios/scenarios.js";
 
 export interface SandboxContext {
   records: SandboxRecords;
@@ -32,4 +33,6 @@ export interface SandboxContext {
   cashierKeys: CashierKeys;
   /** Settles once the store is open (a database reached, migrated, its fixtures checked). Default: open. */
   opened?: Promise<void>;
+  /** Faults and the other scenarios' state and timers (docs/scenarios.md). */
+  scenarios: Scenarios;
 }

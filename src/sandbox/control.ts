@@ -7,6 +7,7 @@ import type { SandboxContext } from "./context.js";
 import { approveApplication, rejectApplication } from "./domain/member-cards.js";
 import { startOrderService } from "./domain/orders.js";
 import { closeTrade, controlTradeView, expireDueTrades, payTrade } from "./domain/payments.js";
+import { createFault, deleteFault, listFaults } from "./faults/control.js";
 import { signedError, type OperationHandlers } from "../server/index.js";
 import type { operations as ControlOperations } from "../../generated/sandbox-control.js";
 import type { sandboxControlOperations } from "../../generated/sandbox-control.operations.js";
@@ -86,6 +87,7 @@ export async function resetState(ctx: SandboxContext, appKey?: string) {
   }
   if (appKey === undefined) ctx.callbacks.reset();
   await ctx.records.reset(appKey);
+  await ctx.scenarios.reset(appKey);
   return {
     merchants: ctx.records.merchants().length,
     stores: ctx.records.stores().length,
@@ -110,6 +112,9 @@ export function controlOperations(ctx: SandboxContext): OperationHandlers<Contro
     advanceClock: (input) => advanceClock(ctx, input.body.seconds),
     resetClock: () => resetClock(ctx),
     listCallbackDeliveries: (input) => listDeliveries(ctx, input.query),
+    createFault: (input) => createFault(ctx, input.body),
+    listFaults: (input) => listFaults(ctx, input.query),
+    deleteFault: (input) => deleteFault(ctx, input.path.faultId),
     resetState: (input) => resetState(ctx, (input.query as { appKey?: string }).appKey),
   };
 }

@@ -25,6 +25,7 @@ import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimit
 import type { SandboxRecords } from "./store/types.js";
 import { SandboxConfigError } from "./errors.js";
 import { healthReport, type HealthReport } from "./health.js";
+import { Scenarios } from "./scenarios/scenarios.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
 /** @deprecated The former name of CallbackDeliveryRecord (a CallbackEvent is a payload, from the package root). */
@@ -36,7 +37,8 @@ export { ORDER_ID_BASE } from "./domain/orders.js";
 export { ID_RANGES, idsRoundingTo, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
 export { createMemoryStore, DEFAULT_STORE_QUOTAS, type MemoryStoreOptions, type StoreQuotas } from "./store/memory.js";
 export { StoreConflictError, StoreUnavailableError } from "./store/rules.js";
-export { describeStore, type StoreChoice, type StoreOptions } from "./store/open.js";
+export { describeStore, isPostgresUrl, migrateStore, redactPostgresUrl, type MigrationOutcome, type StoreChoice, type StoreOptions } from "./store/open.js";
+export type { StoreOpenReport } from "./store/postgres/records.js";
 export type { HealthReport } from "./health.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits.js";
 export { MerchantOpenPlatformError } from "../errors.js";
@@ -105,6 +107,8 @@ export interface SandboxOptions {
   store?: StoreChoice;
   /** Settings of a PostgreSQL store (pool size, migrations, leases). */
   storeOptions?: StoreOptions;
+  /** What the health report (GET /sandbox/health) calls the nonceStore given, e.g. "redis". Default "custom". */
+  nonceStoreName?: string;
 }
 
 export interface ListeningSandbox {
@@ -203,6 +207,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     callbacks,
     logger,
     nonceStore: options.nonceStore ?? store.nonceStore ?? sandboxNonceStore(options.nonceCapacity ?? SANDBOX_NONCE_CAPACITY, fixtures.apps.length),
+    nonceStoreKind: options.nonceStore ? (options.nonceStoreName ?? "custom") : store.nonceStore ? "postgres" : "memory",
     rateLimiter: createRateLimiter(clock),
     allowInsecureNotify: options.allowInsecureNotify ?? false,
     idRange,
@@ -210,6 +215,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
     servedHosts,
     cashierKeys: createCashierKeys(),
+    scenarios: new Scenarios(store.records.faults),
   };
   // Opened once: the records, then the deliveries they keep (resumed after a restart).
   const opened = store.open().then(() => callbacks.start());
@@ -247,6 +253,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       close: async () => {
         servers.delete(handle);
         await callbacks.close();
+        ctx.scenarios.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
@@ -270,6 +277,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     health: () => healthReport(ctx),
     async close() {
       await callbacks.close();
+      ctx.scenarios.close();
       await Promise.all([...servers].map((server) => server.close()));
       await store.close();
     },

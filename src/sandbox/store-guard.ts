@@ -54,6 +54,18 @@ function sendUnavailable(req: Request, res: Response, error: unknown): void {
   sendRaw(res, 503, failureEnvelope(keyed ? "keyed" : "signed", entry.code, message));
 }
 
+/** A step of an interface's pipeline (a check) whose store outage is answered 503, not as a sandbox bug. */
+export function answeringStoreOutagesIn(step: RequestHandler, dialect: "signed" | "keyed"): RequestHandler {
+  const mapped = (error: unknown) => (error instanceof StoreUnavailableError ? storeRefusal(error, dialect) : error);
+  return async (req, res, next) => {
+    try {
+      await step(req, res, (error?: unknown) => (error === undefined ? next() : next(mapped(error))));
+    } catch (error) {
+      next(mapped(error));
+    }
+  };
+}
+
 /** The dashboard's page, script and stylesheet need no store; its state and actions do. */
 const DASHBOARD_FILES = /^\/ui(\/(dashboard\.(js|css))?)?$/;
 

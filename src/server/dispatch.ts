@@ -3,11 +3,12 @@
 // typed input (body, query, path, request facts) and answers its result as the success envelope.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { compilePathTemplate, loadBundle, schemasFor, type Dialect, type PathTemplate, type SpecName } from "../contract/index.js";
+import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
 import { respondSuccess } from "./envelope.js";
-import { signedError } from "./errors.js";
+import { keyedError, RefusalError, signedError } from "./errors.js";
 import { parseIdText } from "./int64.js";
 import { requestState } from "./state.js";
-import { createSpecValidator, type SpecValidator } from "./validator.js";
+import { checkValidatorVersion, createSpecValidator, type SpecValidator } from "./validator.js";
 
 interface OpenApiRequestInfo {
   openApiRoute: string;
@@ -38,6 +39,8 @@ function validatorFor(name: SpecName): SpecValidator {
  * validators up right after (warmUpValidators); each operation's schemas compile on its first request.
  */
 export function specValidator(name: SpecName): RequestHandler {
+  // At start-up, not on the first request: another release of the validator is refused here.
+  checkValidatorVersion();
   let handle: RequestHandler | undefined;
   return (req, res, next) => {
     handle ??= validatorFor(name).handle;
@@ -70,6 +73,8 @@ export interface DispatchInput {
   path: Record<string, unknown>;
   origin: string;
   request: Request;
+  /** Builds the refusal of a registry error (signedError, or keyedError on the key-based interface). */
+  refuse?: (name: never, message: string, headers?: Record<string, string>) => RefusalError;
   [fact: string]: unknown;
 }
 
@@ -136,7 +141,34 @@ function rawQueryValue(rawQuery: string, name: string): string | null {
   return null;
 }
 
-function buildInput(req: RequestWithOpenApi, res: Response, int64: { path: string[]; query: string[] }, facts: RequestFactsOf): DispatchInput {
+/**
+ * The registry names each operation declares (appliesTo: its operationId or all-signed /
+ * all-keyed), for the run-time half of the check whose compile-time half is the handler types
+ * (generated/<spec>.handlers.ts): a thrown refusal of an undeclared error is a server bug.
+ * Undefined for the control API, whose codes are declared by its own spec.
+ */
+function declaredErrorsOf(spec: SpecName): ((operationId: string) => ReadonlySet<string>) | undefined {
+  if (spec !== "signed" && spec !== "keyed") return undefined;
+  const registry: Record<string, { appliesTo: string | readonly string[] }> = spec === "signed" ? SignedErrors : KeyedErrors;
+  const cache = new Map<string, ReadonlySet<string>>();
+  return (operationId) => {
+    let names = cache.get(operationId);
+    if (!names) {
+      names = new Set(Object.entries(registry).filter(([, entry]) => entry.appliesTo === `all-${spec}` || (Array.isArray(entry.appliesTo) && entry.appliesTo.includes(operationId))).map(([name]) => name));
+      cache.set(operationId, names);
+    }
+    return names;
+  };
+}
+
+/** A refusal the operation does not declare becomes an internal error that names the handler as the culprit. */
+function undeclaredRefusal(operationId: string, refusal: RefusalError): Error {
+  return new Error(
+    `The handler of ${operationId} refused with ${refusal.registryName} (${refusal.entry.code}), an error ${operationId} does not declare (openapi/errors.yaml appliesTo); answered 100099 instead. The handler's message: ${refusal.message}`,
+  );
+}
+
+function buildInput(req: RequestWithOpenApi, res: Response, int64: { path: string[]; query: string[] }, facts: RequestFactsOf, refuse: NonNullable<DispatchInput["refuse"]>): DispatchInput {
   // The validated (and coerced) path values; int64 ids exact from the raw text.
   const path: Record<string, unknown> = { ...req.params };
   if (int64.path.length > 0) {
@@ -156,6 +188,7 @@ function buildInput(req: RequestWithOpenApi, res: Response, int64: { path: strin
     }
   }
   const input: DispatchInput = {
+    refuse,
     body: requestState(res).body,
     query,
     path,
@@ -177,19 +210,26 @@ export interface DispatchOptions {
 /** Calls the handler of the matched operationId and answers its result as the success envelope. */
 export function dispatchOperations(options: DispatchOptions) {
   const int64 = int64ParametersOf(options.spec);
+  const declared = declaredErrorsOf(options.spec);
+  const refuse = (options.spec === "keyed" ? keyedError : signedError) as NonNullable<DispatchInput["refuse"]>;
   return async (req: RequestWithOpenApi, res: Response, next: NextFunction): Promise<void> => {
     const operationId = req.openapi?.schema?.operationId;
     if (operationId === undefined) return next();
-    requestState(res).operationId = operationId;
+    const state = requestState(res);
+    state.operationId = operationId;
+    state.spec = options.spec;
     const handler = Object.hasOwn(options.handlers, operationId) ? options.handlers[operationId] : undefined;
     // Only a table built with `partial: true` can lack one (router.ts checks the others).
     if (!handler) return next(signedError("PATH_NOT_FOUND", `This server does not implement ${operationId} (${req.method} ${req.openapi?.openApiRoute ?? req.path}).`));
     try {
-      const result = handler(buildInput(req, res, int64(operationId), options.facts));
+      const returned = handler(buildInput(req, res, int64(operationId), options.facts, refuse));
       // Most handlers answer at once: no promise to wait for.
-      respondSuccess(res, options.dialect, result instanceof Promise ? await result : result);
+      const result = returned instanceof Promise ? await returned : returned;
+      // A handler may return its refusal as well as throw it.
+      if (result instanceof RefusalError) throw result;
+      respondSuccess(res, options.dialect, result);
     } catch (error) {
-      next(error);
+      next(error instanceof RefusalError && declared && !declared(operationId).has(error.registryName) ? undeclaredRefusal(operationId, error) : error);
     }
   };
 }

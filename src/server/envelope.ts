@@ -15,6 +15,7 @@ import { announcesBody } from "./body.js";
 import { toFailure, toKeyedName, type KeyedErrorName, type SignedErrorName } from "./errors.js";
 import { stringifyExactJson, validatorCopy } from "./int64.js";
 import type { ServerLogger } from "./logger.js";
+import { responseCulprit } from "./response-culprit.js";
 import { requestState } from "./state.js";
 
 /**
@@ -63,11 +64,17 @@ export function installExactJson(dialect: Dialect, logger: ServerLogger) {
     const invalid = state.responseValidationError;
     if (invalid !== undefined) {
       state.responseValidationError = undefined;
-      logger.error("An answer failed response validation; sent 100099 instead. This is a server bug.", {
+      const operationId = state.operationId ?? (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+      // The branch the answer's code selects, alone: the validator's own list mixes in the other
+      // branch of the 200's oneOf (every error code, "data must be null") and hides the culprit.
+      const culprit = state.spec && operationId ? responseCulprit(state.spec, dialect, operationId, res.statusCode, exact) : undefined;
+      const named = culprit && culprit.length > 0 ? ` (${operationId}: ${culprit.slice(0, 5).join("; ")}${culprit.length > 5 ? `; and ${culprit.length - 5} more` : ""})` : "";
+      logger.error(`An answer failed response validation${named}; sent 100099 instead. This is a server bug.`, {
         method: req.method,
         path: req.originalUrl,
-        operationId: (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
+        operationId,
         status: res.statusCode,
+        ...(culprit && { culprit }),
         validation: invalid.message,
         errors: invalid.errors,
         body: exact,

@@ -14,11 +14,15 @@ interface RegistryEntry {
   readonly http: number;
 }
 
-/** The server refuses the request with this registry entry; the pipeline answers it as an error envelope. (The client's ApiError is the other side of the same envelope.) */
-export class RefusalError extends MerchantOpenPlatformError {
+/**
+ * The server refuses the request with this registry entry; the pipeline answers it as an error
+ * envelope. (The client's ApiError is the other side of the same envelope.) `Name` narrows the
+ * registry name, so a handler's refusal is checked against the errors its operation declares.
+ */
+export class RefusalError<Name extends SignedErrorName | KeyedErrorName = SignedErrorName | KeyedErrorName> extends MerchantOpenPlatformError {
   override readonly name = "RefusalError";
   constructor(
-    readonly registryName: SignedErrorName | KeyedErrorName,
+    readonly registryName: Name,
     readonly entry: RegistryEntry,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
@@ -33,11 +37,11 @@ export class ServerConfigError extends FieldConfigError {
 }
 
 /** A refusal of the signed interface (and the control API, which shares its codes). */
-export function signedError(name: SignedErrorName, message: string, headers?: Record<string, string>): RefusalError {
+export function signedError<Name extends SignedErrorName>(name: Name, message: string, headers?: Record<string, string>): RefusalError<Name> {
   return new RefusalError(name, SignedErrors[name], message, headers);
 }
 
-export function keyedError(name: KeyedErrorName, message: string, headers?: Record<string, string>): RefusalError {
+export function keyedError<Name extends KeyedErrorName>(name: Name, message: string, headers?: Record<string, string>): RefusalError<Name> {
   return new RefusalError(name, KeyedErrors[name], message, headers);
 }
 

@@ -5,12 +5,15 @@
 // spec lacks, a missing handler, a field the spec does not have: each fails to compile
 // (test/server/handlers.test-d.ts).
 import type { Request } from "express";
+import type { KeyedOperationErrorNames, KeyedOutputs } from "../../generated/keyed.handlers.js";
 import type { operations as KeyedOperations } from "../../generated/keyed.js";
 import type { KeyedOperationId, keyedOperations } from "../../generated/keyed.operations.js";
+import type { SignedOperationErrorNames, SignedOutputs } from "../../generated/signed.handlers.js";
 import type { operations as SignedOperations } from "../../generated/signed.js";
 import type { SignedOperationId, signedOperations } from "../../generated/signed.operations.js";
 
 export type { KeyedOperationId, SignedOperationId };
+import type { KeyedErrorName, RefusalError, SignedErrorName } from "./errors.js";
 
 /** An int64 id (`number | bigint` in the generated types) given exact, as bigint; other types as they are. */
 export type ExactId<V> = bigint extends V ? Exclude<V, number> : V;
@@ -80,17 +83,41 @@ export type OperationInput<Op, Entry = unknown> = {
 type SignedTable = typeof signedOperations;
 type KeyedTable = typeof keyedOperations;
 
-export type HandlerInput<Id extends SignedOperationId> = OperationInput<SignedOperations[Id], SignedTable[Id]> & SignedRequestFacts;
-export type HandlerOutput<Id extends SignedOperationId> = ResponseDataOf<SignedOperations[Id]>;
-/** Returns the data of the success envelope, or throws a RefusalError (signedError) for a registry error. */
-export type Handler<Id extends SignedOperationId> = (input: HandlerInput<Id>) => HandlerOutput<Id> | Promise<HandlerOutput<Id>>;
+/** The registry names of the errors an operation declares (openapi/errors.yaml appliesTo; generated/signed.handlers.ts). */
+export type SignedErrorNameOf<Id extends SignedOperationId> = SignedOperationErrorNames[Id];
+export type KeyedErrorNameOf<Id extends KeyedOperationId> = KeyedOperationErrorNames[Id];
+
+/** Builds the refusal of a declared error: `return refuse("ORDER_NOT_FOUND", "…")` (or throw it). */
+export type Refuse<Name extends SignedErrorName | KeyedErrorName> = <N extends Name>(name: N, message: string, headers?: Record<string, string>) => RefusalError<N>;
+
+export type HandlerInput<Id extends SignedOperationId> = OperationInput<SignedOperations[Id], SignedTable[Id]> &
+  SignedRequestFacts & {
+    /** A refusal with one of the errors this operation declares; an undeclared name does not compile. */
+    refuse: Refuse<SignedErrorNameOf<Id>>;
+  };
+/** The data of the operation's success envelope, as a named type (GetStoreOutput, ...). */
+export type HandlerOutput<Id extends SignedOperationId> = SignedOutputs[Id];
+/** What a handler may answer: the data, or a refusal with an error its operation declares. */
+export type HandlerResult<Id extends SignedOperationId> = HandlerOutput<Id> | RefusalError<SignedErrorNameOf<Id>>;
+/**
+ * Returns the data of the success envelope, or returns (or throws) a RefusalError for a
+ * registry error. A returned refusal, and one made with `input.refuse`, must be an error the
+ * operation declares (compile time); a thrown `signedError` of another is caught at run time
+ * (logged, 100099).
+ */
+export type Handler<Id extends SignedOperationId> = (input: HandlerInput<Id>) => HandlerResult<Id> | Promise<HandlerResult<Id>>;
 
 /** Every operation of the signed interface, each with its own types. */
 export type SignedHandlers = { [Id in SignedOperationId]: Handler<Id> };
 
-export type KeyedHandlerInput<Id extends KeyedOperationId> = OperationInput<KeyedOperations[Id], KeyedTable[Id]> & KeyedRequestFacts;
-export type KeyedHandlerOutput<Id extends KeyedOperationId> = ResponseDataOf<KeyedOperations[Id]>;
-export type KeyedHandler<Id extends KeyedOperationId> = (input: KeyedHandlerInput<Id>) => KeyedHandlerOutput<Id> | Promise<KeyedHandlerOutput<Id>>;
+export type KeyedHandlerInput<Id extends KeyedOperationId> = OperationInput<KeyedOperations[Id], KeyedTable[Id]> &
+  KeyedRequestFacts & {
+    /** A refusal with one of the errors this operation declares; an undeclared name does not compile. */
+    refuse: Refuse<KeyedErrorNameOf<Id>>;
+  };
+export type KeyedHandlerOutput<Id extends KeyedOperationId> = KeyedOutputs[Id];
+export type KeyedHandlerResult<Id extends KeyedOperationId> = KeyedHandlerOutput<Id> | RefusalError<KeyedErrorNameOf<Id>>;
+export type KeyedHandler<Id extends KeyedOperationId> = (input: KeyedHandlerInput<Id>) => KeyedHandlerResult<Id> | Promise<KeyedHandlerResult<Id>>;
 
 /** Every operation of the key-based interface. */
 export type KeyedHandlers = { [Id in KeyedOperationId]: KeyedHandler<Id> };

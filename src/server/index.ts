@@ -8,6 +8,11 @@ export type {
   Handler,
   HandlerInput,
   HandlerOutput,
+  HandlerResult,
+  KeyedErrorNameOf,
+  KeyedHandlerResult,
+  Refuse,
+  SignedErrorNameOf,
   KeyedHandler,
   KeyedHandlerInput,
   KeyedHandlerOutput,
@@ -45,6 +50,7 @@ export {
 } from "./callback-sender.js";
 export { createMemoryCallbackOutbox, type CallbackAttempt, type CallbackDelivery, type CallbackOutbox, type MaybePromise, type MemoryCallbackOutbox } from "./callback-outbox.js";
 export type { CallbackData, CallbackEventType, CallbackPayload } from "./callback-types.js";
+export { createTestHooksRouter, type ControlHandlers, type ControlOperationId, type TestHooks, type TestHooksOptions } from "./test-hooks.js";
 export { requestState, type RequestState } from "./state.js";
 export { BODY_LIMIT_BYTES, isJsonContentType } from "./body.js";
 export { respond, sendRaw } from "./envelope.js";

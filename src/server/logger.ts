@@ -84,7 +84,7 @@ function looksLikePino(logger: unknown): logger is PinoLike {
  * `{ error }` logger hears only errors, as before), a pino logger passed as is adapted, and a
  * logger that throws never breaks the request that logged.
  */
-export function serverLogger(logger: ServerLogger | PinoLike | undefined): LevelledLogger {
+export function serverLogger(logger: ServerLogger | undefined): LevelledLogger {
   if (logger === undefined) return stderrLogger;
   const source: ServerLogger = looksLikePino(logger) ? pinoServerLogger(logger) : (logger as ServerLogger);
   const at = (level: LogLevel) => {

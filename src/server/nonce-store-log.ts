@@ -46,8 +46,9 @@ export function logNonceStoreFailures(store: NonceStore, logger: LevelledLogger,
   }
 
   return {
-    useOnce(appKey, nonce, expiresAtMs, nowMs) {
-      const use = store.useOnce(appKey, nonce, expiresAtMs, nowMs);
+    useOnce(appKey, nonce, expiresAtMs, nowMs, timestampMs) {
+      // Every argument passes on: the request's timestamp lets a store refuse what it forgot.
+      const use = store.useOnce(appKey, nonce, expiresAtMs, nowMs, timestampMs);
       return use instanceof Promise ? use.then((answer) => observe(answer, appKey)) : observe(use, appKey);
     },
   };

@@ -3,6 +3,7 @@
 // answer writer needs. Kept in res.locals under one key so that code outside the kit (a request
 // log, a dashboard) reads the same object.
 import type { Response } from "express";
+import type { SpecName } from "../contract/index.js";
 
 export interface ResponseValidationFailure {
   message?: string;
@@ -32,6 +33,8 @@ export interface RequestState {
   answerText?: string;
   /** The operationId served, when one matched. */
   operationId?: string;
+  /** The spec the operation is from (set with operationId), so a failed answer can be explained against it. */
+  spec?: SpecName;
 }
 
 const KEY = "mop";

@@ -58,6 +58,7 @@ import { SchemaPreprocessor, httpMethods } from "express-openapi-validator/dist/
 import { createRequire } from "node:module";
 import { createArrayLimitCheck } from "./array-limits.js";
 import type { OpenApiDocument } from "../contract/index.js";
+import { ServerConfigError } from "./errors.js";
 import { requestState } from "./state.js";
 import { canonicalContentType, requestStep, responseStep, type OpenApiRequestMetadata, type ResponseHook } from "./validator-steps.js";
 
@@ -66,6 +67,22 @@ const requireFromValidator = createRequire(createRequire(import.meta.url).resolv
 const { pathToRegexp } = requireFromValidator("path-to-regexp") as {
   pathToRegexp(path: string, options: { sensitive: boolean; strict: boolean }): { regexp: RegExp; keys: { name: string }[] };
 };
+
+/** The express-openapi-validator release this adapter is written against: its internals move between releases. */
+export const SUPPORTED_VALIDATOR_VERSION = "5.6.2";
+
+/**
+ * A project that forced another release (overrides, --legacy-peer-deps) is told at start-up, not
+ * by wrong answers later: the peer dependency is pinned because the adapter reaches into EOV.
+ */
+export function checkValidatorVersion(installed: string = (requireFromValidator("../package.json") as { version: string }).version): void {
+  if (installed !== SUPPORTED_VALIDATOR_VERSION) {
+    throw new ServerConfigError(
+      "express-openapi-validator",
+      `The server kit needs express-openapi-validator ${SUPPORTED_VALIDATOR_VERSION} exactly (it uses the validator's internal modules); ${installed} is installed. Run: npm install express-openapi-validator@${SUPPORTED_VALIDATOR_VERSION}`,
+    );
+  }
+}
 
 /** The kit's validator options: all request errors at once, unknown query parameters refused, responses validated. */
 export function validatorOptions(spec: OpenApiDocument): OpenApiValidatorOpts {
@@ -307,6 +324,7 @@ export async function prepareSpec(spec: OpenApiDocument, options: { prefill?: bo
 }
 
 export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
+  checkValidatorVersion();
   type Steps = { metadata: (req: Request) => void; arrays: (req: Request) => void; request: RequestHandler; response: ResponseHook };
   let steps: Steps | undefined;
   let failure: unknown;

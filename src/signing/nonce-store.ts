@@ -1,22 +1,34 @@
 // Replay protection: a nonce may be used once per app key while its timestamp is inside the
-// window (DESIGN item 6). The store only has to remember a nonce until the request's timestamp
-// leaves the window; after that the window check refuses the replay on its own.
+// window (DESIGN item 6). The verifier asks the store to remember each accepted nonce for a
+// fixed lifetime from acceptance, two windows and a second (rules.ts): long enough that no
+// instance sharing the store, whatever its clock says within a window of the others, can still
+// accept the timestamp once the nonce is gone.
 //
 // The memory store is bounded and fails closed: when full it answers "full" rather than
 // forgetting an unexpired nonce, because forgetting one would let that request be replayed.
+// A store that knows its memory began at some moment (a process restart, a Redis that lost its
+// data) answers "forgotten" for requests dated before then: it cannot tell whether their
+// nonces were used.
 import { SigningInputError } from "./errors.js";
 
-export type NonceUse = "fresh" | "reused" | "full" | "unavailable";
+export type NonceUse = "fresh" | "reused" | "full" | "unavailable" | "forgotten";
 
 /**
  * Records nonces. useOnce answers "fresh" (and records the nonce until expiresAtMs),
  * "reused" (already recorded for this app key and not expired), "full" (the store, or this app's
- * share of it, cannot record more) or "unavailable" (a shared store cannot be reached; the caller
- * refuses the request rather than risk a replay). May be async so a shared store (Redis) can
- * implement it.
+ * share of it, cannot record more), "unavailable" (a shared store cannot be reached) or
+ * "forgotten" (the request's timestamp, when given, is older than the store's memory: a
+ * restart or data loss may have dropped its nonce). The caller refuses all but "fresh" rather
+ * than risk a replay. May be async so a shared store (Redis) can implement it.
  */
 export interface NonceStore {
-  useOnce(appKey: string, nonce: string, expiresAtMs: number, nowMs: number): NonceUse | Promise<NonceUse>;
+  /**
+   * @param expiresAtMs until when to remember the nonce, on the clock of nowMs
+   * @param nowMs the verifier's clock
+   * @param timestampMs the request's X-Timestamp in epoch milliseconds; stores that can lose
+   *   their memory compare it with the moment their memory began
+   */
+  useOnce(appKey: string, nonce: string, expiresAtMs: number, nowMs: number, timestampMs?: number): NonceUse | Promise<NonceUse>;
 }
 
 export interface MemoryNonceStoreOptions {
@@ -28,10 +40,18 @@ export interface MemoryNonceStoreOptions {
    * that must never starve one of them sets capacity / N.
    */
   perAppCapacity?: number;
+  /**
+   * The moment (epoch ms, on the verifier's clock) this store's memory began, e.g. the server's
+   * start: requests dated before that second are answered "forgotten", because a process that
+   * restarted lost the nonces it had and could otherwise accept their replays for up to a
+   * window. Clients whose clock is d seconds behind are refused for d seconds after it. Default:
+   * none (a restarted process accepts such replays; see docs/signing.md).
+   */
+  forgottenBeforeMs?: number;
 }
 
 export interface MemoryNonceStore extends NonceStore {
-  useOnce(appKey: string, nonce: string, expiresAtMs: number, nowMs: number): NonceUse;
+  useOnce(appKey: string, nonce: string, expiresAtMs: number, nowMs: number, timestampMs?: number): NonceUse;
   /** Drops every nonce whose expiry second has passed (useOnce does this itself). */
   prune(nowMs: number): void;
   /** Nonces held, including expired ones of the current second not yet dropped. */
@@ -56,7 +76,7 @@ function requireFinite(field: string, value: unknown): number {
 
 /**
  * A bounded in-process nonce store, laid out for a server under load, where every signed
- * request leaves a nonce behind for the ~301 s of its window:
+ * request leaves a nonce behind for its lifetime (601 s with the 300 s window):
  *
  *   - nonces are kept per app key, as the header strings themselves (no key string is built per
  *     request), with their expiry in whole seconds relative to the first one stored (a small
@@ -70,6 +90,7 @@ function requireFinite(field: string, value: unknown): number {
 export function createMemoryNonceStore(options: MemoryNonceStoreOptions = {}): MemoryNonceStore {
   const capacity = requirePositiveInteger("capacity", options.capacity ?? 500_000);
   const perAppCapacity = Math.min(capacity, requirePositiveInteger("perAppCapacity", options.perAppCapacity ?? capacity));
+  const memorySecond = options.forgottenBeforeMs === undefined ? undefined : Math.floor(requireFinite("forgottenBeforeMs", options.forgottenBeforeMs) / 1000);
   const byApp = new Map<string, Map<string, number>>();
   // Expiry second → [nonces of an app, nonce, nonces of an app, nonce, ...].
   const buckets = new Map<number, (Map<string, number> | string)[]>();
@@ -112,9 +133,11 @@ export function createMemoryNonceStore(options: MemoryNonceStoreOptions = {}): M
     oldest = limit;
   }
 
-  function useOnce(appKey: string, nonce: string, expiresAtMs: number, nowMs: number): NonceUse {
+  function useOnce(appKey: string, nonce: string, expiresAtMs: number, nowMs: number, timestampMs?: number): NonceUse {
     requireFinite("expiresAtMs", expiresAtMs);
     requireFinite("nowMs", nowMs);
+    // Whole seconds, as X-Timestamp is: a request signed after the memory began is never refused.
+    if (memorySecond !== undefined && timestampMs !== undefined && Math.floor(requireFinite("timestampMs", timestampMs) / 1000) < memorySecond) return "forgotten";
     prune(nowMs);
     let nonces = byApp.get(appKey);
     const stored = nonces?.get(nonce);

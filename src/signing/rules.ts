@@ -19,6 +19,17 @@ export type SignatureHeaderName = (typeof SIGNATURE_HEADERS)[keyof typeof SIGNAT
 /** Seconds a timestamp may differ from the server's clock, in either direction. */
 export const DEFAULT_WINDOW_SECONDS = 300;
 
+/**
+ * Seconds a nonce store remembers an accepted nonce, counted from its acceptance: two windows
+ * and a second. Every instance sharing the store accepts a timestamp until its own clock passes
+ * timestamp + window; counted from acceptance, this outlasts that for any instance up to a
+ * window behind the one that accepted it (for clients in step with that one). Counted from the
+ * timestamp instead, an instance 295 s ahead kept nonces for 6 s.
+ */
+export function nonceLifetimeSeconds(windowSeconds: number): number {
+  return 2 * windowSeconds + 1;
+}
+
 /** Unix time in seconds: exactly 10 ASCII digits (good until the year 2286). */
 export const TIMESTAMP_PATTERN = /^[0-9]{10}$/;
 

@@ -11,6 +11,7 @@ import { readSignatureHeaders, type RequestHeaders } from "./headers.js";
 import { createMemoryNonceStore, type NonceStore } from "./nonce-store.js";
 import {
   DEFAULT_WINDOW_SECONDS,
+  nonceLifetimeSeconds,
   nonceProblem,
   quoteForMessage,
   SIGNATURE_HEADER_NAMES,
@@ -253,12 +254,13 @@ export async function verifySignedRequest(input: VerifySignedRequestInput): Prom
     );
   }
 
-  // 8. The nonce, last. It must stay remembered as long as this timestamp is accepted: until
-  //    the server clock passes timestamp + window (whole seconds, so up to the end of that second).
-  const expiresAtMs = (timestamp + windowSeconds + 1) * 1000;
+  // 8. The nonce, last. It must stay remembered as long as any instance sharing the store may
+  //    accept this timestamp: a fixed lifetime from now (rules.ts), not from the timestamp,
+  //    so an instance whose clock is ahead does not shorten it for the others.
+  const expiresAtMs = nowMs + nonceLifetimeSeconds(windowSeconds) * 1000;
   let use: unknown;
   try {
-    use = await nonceStore.useOnce(appKey, nonce, expiresAtMs, nowMs);
+    use = await nonceStore.useOnce(appKey, nonce, expiresAtMs, nowMs, timestamp * 1000);
   } catch (error) {
     return fail("INTERNAL_ERROR", "The server could not record the nonce.", error);
   }
@@ -281,6 +283,15 @@ export async function verifySignedRequest(input: VerifySignedRequestInput): Prom
     return fail(
       "RATE_LIMITED",
       "The server's replay-protection store is unreachable, so no signed request can be accepted right now. Retry in a few seconds.",
+    );
+  }
+  if (use === "forgotten") {
+    // Fail closed: the store lost the nonces of requests this old (a restart, Redis data loss),
+    // so this one may be a replay. A re-signed request is dated after the loss and passes.
+    return fail(
+      "RATE_LIMITED",
+      `The server's replay-protection store lost its memory after this request was signed (X-Timestamp ${timestamp}), so it cannot tell whether X-Nonce was used; ` +
+        "such requests are refused until their timestamp leaves the window. Sign the request again with the current time and a new nonce, and retry.",
     );
   }
   if (use !== "fresh") return fail("INTERNAL_ERROR", "The server's nonce store gave an unexpected answer.");

@@ -210,3 +210,12 @@ describe("the origin of each check's rule", () => {
     for (const check of ALL_CHECKS) expect(["source", "designed"]).toContain(check.origin);
   });
 });
+
+describe("the test hooks contract in docs/conformance.md", () => {
+  it("lists exactly the checks that need a control API", () => {
+    const docs = readFileSync(new URL("../../docs/conformance.md", import.meta.url), "utf8");
+    const section = docs.slice(docs.indexOf("### Test hooks"), docs.indexOf("### HTTP statuses"));
+    const listed = [...section.matchAll(/^\| `([a-z0-9-]+\.[A-Za-z0-9^.-]+)` \| `payTrade`/gm)].map((m) => m[1]).sort();
+    expect(listed).toEqual(ALL_CHECKS.filter((check) => check.needs?.includes("control")).map((check) => check.name).sort());
+  });
+});

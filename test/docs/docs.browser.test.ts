@@ -12,6 +12,7 @@ import { SITE_LINKS } from "../../scripts/docs/page.js";
 import { buildSite, type SiteResult } from "../../scripts/docs/site.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { serveDirectory, type StaticServer } from "./static-server.js";
+import { axeViolations, sidewaysOverflow } from "../support/browser.js";
 
 const title = browserSuite("docs site in Chromium");
 
@@ -188,6 +189,81 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(text).not.toMatch(/resultarrives|paid\.The/);
     await page.close();
   }, 60_000);
+
+  it("every link of every reference works opened directly (hash routes, none from the host's root)", async () => {
+    let checked = 0;
+    for (const { name } of site.references) {
+      const page = await open(`${name}.html`);
+      await expectLoaded(page);
+      const hrefs = [...new Set(await page.locator("a[href]").evaluateAll((links) => links.map((a) => a.getAttribute("href") ?? "")))];
+      expect(hrefs.filter((h) => h.startsWith("/") && !h.startsWith("//")), name).toEqual([]);
+      const routes = hrefs.filter((h) => h.startsWith("#/"));
+      expect(routes.length, name).toBeGreaterThan(0);
+      // Every route leads somewhere on the page (followed in place, as a click does)…
+      for (const route of routes) {
+        await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
+        if (route !== "#/") await page.locator(`[id="${route.slice(2)}"]`).waitFor({ state: "attached", timeout: 10_000 });
+        checked += 1;
+      }
+      await page.close();
+      // …and opens as a fresh page, as a person pasting it into a new tab gets it: one route of
+      // each kind (the top, a section of the introduction, a tag).
+      const kinds = ["#/", routes.find((r) => r.startsWith("#/section/")), routes.find((r) => r !== "#/" && !r.startsWith("#/section/"))];
+      for (const route of kinds.filter((r): r is string => r !== undefined)) {
+        const fresh = await context.newPage();
+        const response = await fresh.goto(`${server.origin}/${name}.html${route}`);
+        expect(response?.status(), route).toBe(200);
+        if (route !== "#/") await fresh.locator(`[id="${route.slice(2)}"]`).waitFor({ state: "attached", timeout: 10_000 });
+        expect(fresh.url(), route).toBe(`${server.origin}/${name}.html${route}`);
+        await fresh.close();
+      }
+    }
+    console.log(`reference links opened directly: ${checked}`);
+  }, 240_000);
+
+  it("one search finds guide sections and reference operations, and its results open them", async () => {
+    const page = await open("guides/quickstart.html");
+    await page.getByLabel("Search the docs").fill("outTradeNo");
+    await page.getByRole("button", { name: "Search" }).first().click();
+    await page.waitForURL(/search\.html\?q=outTradeNo$/);
+    const results = page.locator("#results a");
+    await expect.poll(() => results.count()).toBeGreaterThan(3);
+    const hrefs = await results.evaluateAll((links) => links.map((a) => a.getAttribute("href") ?? ""));
+    expect(hrefs.some((h) => h.startsWith("guides/")), "a guide").toBe(true);
+    expect(hrefs.some((h) => /^signed\.html#\/payment\//.test(h)), "a signed operation").toBe(true);
+    expect(await page.locator("#summary").innerText()).toMatch(/results? for/);
+    const operation = page.locator('#results a[href="signed.html#/payment/createcashiersession"]');
+    await operation.click();
+    await page.waitForURL(/signed\.html#\/payment\/createcashiersession$/);
+    await page.locator('[id="payment/createcashiersession"]').waitFor({ state: "attached", timeout: 10_000 });
+    const guideHit = await open("search.html?q=string%20to%20sign");
+    const first = guideHit.locator("#results a").first();
+    await first.waitFor();
+    const href = (await first.getAttribute("href"))!;
+    await first.click();
+    if (href.startsWith("guides/")) {
+      await guideHit.waitForURL(`**/${href}`);
+      expect(await guideHit.locator(`[id="${href.split("#")[1]}"]`).count()).toBe(1);
+    }
+    const none = await open("search.html?q=zzzznothing");
+    expect(await none.locator("#summary").innerText()).toContain("Nothing found");
+    await Promise.all([page.close(), guideHit.close(), none.close()]);
+  }, 60_000);
+
+  it("no guide scrolls sideways at 390 px, and axe finds no violation on the guides, the index and the search (every page at 390 px, a sample at 1280)", async () => {
+    const every = ["index.html", "search.html?q=nonce", ...site.guides.map((g) => `guides/${g}.html`)];
+    const sample = ["index.html", "search.html?q=nonce", "guides/quickstart.html", "guides/sandbox.html", "guides/decisions.html"];
+    for (const [width, height, paths] of [[390, 844, every], [1280, 900, sample]] as const) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width, height });
+      for (const path of paths) {
+        await page.goto(`${server.origin}/${path}`);
+        expect(await sidewaysOverflow(page), `${path} at ${width} px`).toBe(0);
+        expect(await axeViolations(page), `${path} at ${width} px`).toEqual([]);
+      }
+      await page.close();
+    }
+  }, 300_000);
 
   it("no request left 127.0.0.1", () => {
     expect(requests.length).toBeGreaterThan(0);

@@ -7,9 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { rewriteHref, slugify, UnresolvableLinkError } from "../../scripts/docs/guides.js";
+import { listGuides, renderGuide, rewriteHref, scrollableTables, slugify, UnresolvableLinkError } from "../../scripts/docs/guides.js";
+import { guideEntries, referenceEntries } from "../../scripts/docs/search.js";
 import { SITE_LINKS } from "../../scripts/docs/page.js";
-import { linkGuideMentions, unwrapSoftBreaks } from "../../scripts/docs/reference.js";
+import { hashRoutes, linkGuideMentions, unwrapSoftBreaks } from "../../scripts/docs/reference.js";
 import { crawl } from "./crawl.js";
 import { findRemoteResources } from "../../scripts/docs/offline.js";
 import { OFFLINE_ENV } from "../../scripts/docs/reference.js";
@@ -111,6 +112,37 @@ describe("reference descriptions", () => {
     expect(linkGuideMentions("see docs/decisions.md#limits", guides)).toBe("see [docs/decisions.md#limits](guides/decisions.html#limits)");
     expect(linkGuideMentions("[docs/errors.md](guides/errors.html)", guides)).toBe("[docs/errors.md](guides/errors.html)");
     expect(linkGuideMentions("docs/unknown.md", guides)).toBe("docs/unknown.md");
+  });
+});
+
+describe("reference links", () => {
+  it("root-relative links become Redoc's hash routes, outside scripts only", () => {
+    const html = '<a href="/orders">Orders</a><a class="x" href="/section/signing">S</a><a href="//cdn.example/x">c</a><a href="guides/a.html">g</a><script>var s = \'<a href="/keep">\';</script>';
+    expect(hashRoutes(html)).toBe('<a href="#/orders">Orders</a><a class="x" href="#/section/signing">S</a><a href="//cdn.example/x">c</a><a href="guides/a.html">g</a><script>var s = \'<a href="/keep">\';</script>');
+  });
+});
+
+describe("guide pages on a phone", () => {
+  it("wide tables scroll in a named region the keyboard can reach; an empty header cell is an ordinary cell", () => {
+    const html = scrollableTables("<table>\n<thead>\n<tr>\n<th></th>\n<th>Code</th>\n</tr>\n</thead><tbody><tr><td>a</td><td>b</td></tr></tbody></table>");
+    expect(html).toMatch(/^<div class="table-scroll" role="region" tabindex="0" aria-label="Table 1: Code"><table>/);
+    expect(html).toContain("<td></td>");
+    expect(html).not.toContain("<th></th>");
+  });
+});
+
+describe("the search index", () => {
+  it("links each guide section by the anchor its page has, and each operation by its Redoc route", () => {
+    const guides = listGuides(join(root, "docs"));
+    const signing = guides.find((g) => g.name === "signing")!;
+    const page = renderGuide(signing, guides);
+    const entries = guideEntries(signing);
+    expect(entries.length).toBeGreaterThan(3);
+    for (const entry of entries) expect(page, entry.href).toContain(`id="${entry.href.split("#")[1]}"`);
+    const spec = JSON.parse(readFileSync(join(root, "generated", "signed.openapi.json"), "utf8"));
+    const operations = referenceEntries("signed", "Signed API", spec);
+    expect(operations).toContainEqual(expect.objectContaining({ title: expect.stringContaining("(createOrder)"), href: "signed.html#/orders/createorder" }));
+    expect(operations).toContainEqual(expect.objectContaining({ href: "signed.html#/section/signing" }));
   });
 });
 

@@ -78,3 +78,51 @@ describe.skipIf(redisServerMissing)("a nonce store shared through Redis", () => 
     expect(out.stderr).toMatch(/--nonce-store must be/);
   });
 });
+
+describe.skipIf(redisServerMissing)("two sandboxes sharing a Redis that loses its data", () => {
+  let redis: RedisServer;
+  let stores: RedisNonceStore[];
+  let first: TestSandbox;
+  let second: TestSandbox;
+
+  beforeAll(async () => {
+    // No persistence: killed, it comes back empty.
+    redis = await startRedisServer({ persistence: false });
+    stores = await Promise.all([0, 1].map(() => createRedisNonceStore({ url: redis.url, commandTimeoutMs: 200, onWarning: () => undefined })));
+    await Promise.all(stores.map((store) => store.ready()));
+    first = await startSandbox({ nonceStore: stores[0] });
+    second = await startSandbox({ nonceStore: stores[1] });
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    await Promise.all((stores ?? []).map((store) => store.close()));
+    await redis?.close();
+  });
+
+  it("refuses the replays of three accepted requests after Redis is killed with SIGKILL and restarted", async () => {
+    const accepted = [1, 2, 3].map((n) => {
+      const body = JSON.stringify({ openUserId: `lost-data-user-${n}` });
+      return { body, headers: signRequestHeaders({ appKey: DEMO.appKey, appSecret: DEMO.appSecret, body, now: () => first.sandbox.clock.now() }) };
+    });
+    for (const [i, { headers, body }] of accepted.entries()) expect((await send(i % 2 ? second : first, headers, body)).json.code).toBe(0);
+
+    await redis.kill();
+    await redis.start();
+    // Time moves on for both sandboxes while Redis comes back.
+    for (const sandbox of [first, second]) sandbox.baseClock.set(sandbox.baseClock.now() + 5_000);
+    for (const sandbox of [first, second]) {
+      await expect.poll(async () => {
+        const body = JSON.stringify({ openUserId: "after-restart-user" });
+        return (await send(sandbox, signRequestHeaders({ appKey: DEMO.appKey, appSecret: DEMO.appSecret, body, now: () => sandbox.sandbox.clock.now() }), body)).json.code;
+      }, { timeout: 5000, interval: 50 }).toBe(0);
+    }
+
+    for (const [i, { headers, body }] of accepted.entries()) {
+      const replay = await send(i % 2 ? first : second, headers, body);
+      expect(replay.status).toBe(429);
+      expect(replay.json.code).toBe(100006);
+      expect(replay.json.msg).toMatch(/replay-protection store lost its memory after this request was signed/);
+    }
+  });
+});

@@ -3,9 +3,13 @@
 // is a compile error, and path and query ids arrive exact (bigint) with defaults applied.
 import { describe, expectTypeOf, it } from "vitest";
 import type { components } from "../../generated/signed.js";
+import type { GetStoreOutput } from "../../generated/signed.handlers.js";
 import {
   createKeyedRouter,
   createSignedRouter,
+  keyedError,
+  signedError,
+  type SignedErrorNameOf,
   type Handler,
   type HandlerInput,
   type HandlerOutput,
@@ -118,5 +122,50 @@ describe("handler tables", () => {
     createKeyedRouter({ handlers: keyed, apiKeys: () => undefined });
     // @ts-expect-error the key-based interface has no getStore
     createKeyedRouter({ handlers: { ...keyed, getStore: () => store }, apiKeys: () => undefined });
+  });
+});
+
+describe("errors per operation (openapi/errors.yaml appliesTo, generated/signed.handlers.ts)", () => {
+  it("knows each operation's declared error names", () => {
+    expectTypeOf<"ORDER_NOT_FOUND">().toMatchTypeOf<SignedErrorNameOf<"getOrder">>();
+    expectTypeOf<"VALIDATION_FAILED">().toMatchTypeOf<SignedErrorNameOf<"getStore">>();
+    expectTypeOf<"STORE_NOT_FOUND">().not.toMatchTypeOf<SignedErrorNameOf<"getOrder">>();
+    expectTypeOf<"CARD_TIER_NOT_FOUND">().not.toMatchTypeOf<SignedErrorNameOf<"listStores">>();
+  });
+
+  it("accepts a declared error, returned or made with input.refuse", () => {
+    const returned: Handler<"getOrder"> = ({ path }) => signedError("ORDER_NOT_FOUND", `orderId ${path.orderId}: no such order.`);
+    const refused: Handler<"getOrder"> = ({ refuse }) => {
+      throw refuse("ORDER_NOT_FOUND", "no such order");
+    };
+    void [returned, refused];
+  });
+
+  it("refuses an error name the operation does not declare, returned or made with input.refuse", () => {
+    // @ts-expect-error getOrder does not declare STORE_NOT_FOUND (200003)
+    const returned: Handler<"getOrder"> = () => signedError("STORE_NOT_FOUND", "no such store");
+    const refused: Handler<"getOrder"> = ({ refuse }) => {
+      // @ts-expect-error getOrder does not declare CARD_TEMPLATE_NOT_FOUND
+      throw refuse("CARD_TEMPLATE_NOT_FOUND", "no such template");
+    };
+    // @ts-expect-error a keyed error name on the signed interface
+    const keyedName: Handler<"listStores"> = () => keyedError("KEYED_UNAUTHORIZED", "no");
+    void [returned, refused, keyedName];
+  });
+
+  it("types the key-based refusals with the key-based names", () => {
+    const keyed: KeyedHandlers = {
+      listAccountMerchants: ({ refuse }) => {
+        // @ts-expect-error a signed name on the key-based interface
+        void refuse("VALIDATION_FAILED", "no");
+        return refuse("KEYED_VALIDATION_FAILED", "no");
+      },
+    };
+    void keyed;
+  });
+
+  it("names each operation's output, so a wrong field is reported against GetStoreOutput", () => {
+    expectTypeOf<HandlerOutput<"getStore">>().toEqualTypeOf<GetStoreOutput>();
+    expectTypeOf<HandlerOutput<"createOrder">>().toEqualTypeOf<number | bigint>();
   });
 });

@@ -44,6 +44,12 @@ const handlers: Partial<SignedHandlers> = {
   },
   // A bug: a merchant detail without its required fields.
   getMerchant: () => ({ id: 1 }) as never,
+  // A refusal returned, as the handler types allow for a declared error.
+  cancelOrder: ({ path, refuse }) => refuse("ORDER_NOT_FOUND", `orderId ${path.orderId}: no such order.`),
+  // A bug the types cannot see (a throw is not typed): a refusal getStoreBusinessHours does not declare.
+  getStoreBusinessHours: () => {
+    throw signedError("ORDER_NOT_FOUND", "a refusal this operation does not declare");
+  },
 };
 
 let server: Server;
@@ -162,7 +168,24 @@ describe("the signed router", () => {
     const response = await answer(await signed("GET", "/open-api/v1/merchants/1"));
     expect(response.status).toBe(500);
     expect(JSON.parse(response.text)).toMatchObject({ code: 100099, data: null });
-    expect(logged.slice(before).map((entry) => entry.message)).toEqual(["An answer failed response validation; sent 100099 instead. This is a server bug."]);
+    const entries = logged.slice(before);
+    // The culprit from the success branch alone, not every error code of the other branch of the 200's oneOf.
+    expect(entries.map((entry) => entry.message)).toEqual([expect.stringMatching(/^An answer failed response validation \(getMerchant: data must have required property 'merchantName'; .*; and 7 more\); sent 100099 instead\. This is a server bug\.$/)]);
+    expect(entries[0]!.message).not.toMatch(/100001|must be null|oneOf/);
+    expect(entries[0]!.details?.culprit).toEqual(expect.arrayContaining([expect.stringMatching(/^data must have required property 'merchantName'/)]));
+  });
+
+  it("answers a refusal a handler returns, and turns one its operation does not declare into 100099 naming the handler", async () => {
+    const returned = await signed("POST", "/open-api/v1/orders/7/cancel", JSON.stringify({ merchantId: 1 }));
+    expect([returned.status, ((await returned.json()) as { code: number }).code]).toEqual([404, 300001]);
+    const before = logged.length;
+    const undeclared = await answer(await signed("GET", "/open-api/v1/stores/1/business-hours"));
+    expect(undeclared.status).toBe(500);
+    expect(JSON.parse(undeclared.text)).toMatchObject({ code: 100099, data: null });
+    const entry = logged.slice(before).find((e) => e.message.startsWith("Internal error"));
+    expect(String((entry?.details?.error as Error).message)).toBe(
+      "The handler of getStoreBusinessHours refused with ORDER_NOT_FOUND (300001), an error getStoreBusinessHours does not declare (openapi/errors.yaml appliesTo); answered 100099 instead. The handler's message: a refusal this operation does not declare",
+    );
   });
 
   it("refuses an oversized body by its Content-Length, over a raw socket, and closes the connection", async () => {

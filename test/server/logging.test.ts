@@ -40,7 +40,7 @@ describe("a pino logger", () => {
 
   it("passed as is is recognised and adapted (a plain call would read the details as format arguments)", () => {
     const { logger, lines } = capturedPino();
-    serverLogger(logger as unknown as ServerLogger).warn("The nonce store is full.", { appKey: "a" });
+    serverLogger(logger).warn("The nonce store is full.", { appKey: "a" });
     expect(lines()).toEqual([expect.objectContaining({ level: 40, msg: "The nonce store is full.", appKey: "a" })]);
     // What the kit did before: pino's own error(message, details) loses the details.
     logger.error("direct call", { appKey: "lost" } as never);

@@ -53,6 +53,14 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
     checkPinned(installed, manifest);
   });
 
+  it("a server started with another release is refused at start-up, saying what to install", async () => {
+    const { checkValidatorVersion, SUPPORTED_VALIDATOR_VERSION } = await import("../../src/server/validator.js");
+    const manifest = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { peerDependencies: Shape };
+    expect(SUPPORTED_VALIDATOR_VERSION).toBe(manifest.peerDependencies["express-openapi-validator"]);
+    expect(() => checkValidatorVersion()).not.toThrow();
+    expect(() => checkValidatorVersion("5.6.3")).toThrow(/needs express-openapi-validator 5\.6\.2 exactly \(it uses the validator's internal modules\); 5\.6\.3 is installed\. Run: npm install express-openapi-validator@5\.6\.2/);
+  });
+
   it("the guards fail, naming what to re-check, on another version or another shape", () => {
     expect(() => checkPinned("5.7.0", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "5.6.2" } })).toThrow(
       /express-openapi-validator 5\.7\.0 is installed but package\.json's devDependencies pins 5\.6\.2.*re-check every internal src\/server\/validator\.ts and validator-steps\.ts use/,

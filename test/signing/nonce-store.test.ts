@@ -115,6 +115,15 @@ describe("memory nonce store", () => {
     const store = createMemoryNonceStore();
     expect(() => store.useOnce("app", "nonce-0001", Number.NaN, t0)).toThrow(SigningInputError);
     expect(() => store.useOnce("app", "nonce-0001", t0 + S, Number.POSITIVE_INFINITY)).toThrow(SigningInputError);
+    expect(() => createMemoryNonceStore({ forgottenBeforeMs: Number.NaN })).toThrow(SigningInputError);
+  });
+
+  it("with forgottenBeforeMs answers forgotten for timestamps before that second, and only when told the timestamp", () => {
+    const store = createMemoryNonceStore({ forgottenBeforeMs: t0 + 500 });
+    expect(store.useOnce("app", "nonce-0001", t0 + 601 * S, t0 + 2 * S, t0 - S)).toBe("forgotten");
+    expect(store.useOnce("app", "nonce-0002", t0 + 601 * S, t0 + 2 * S, t0)).toBe("fresh");
+    expect(store.useOnce("app", "nonce-0003", t0 + 601 * S, t0 + 2 * S)).toBe("fresh");
+    expect(store.size).toBe(2);
   });
 });
 
@@ -152,6 +161,46 @@ describe("replay protection in verifySignedRequest", () => {
     expect(late).toMatchObject({ ok: false, code: 100005 });
   });
 
+  it("keeps a nonce for a fixed lifetime from acceptance: an instance 295 s ahead does not shorten it for the others", async () => {
+    // Two verifiers share one store; the first one's clock is 295 s ahead of the second's (and
+    // of the client's). The client signs at T; the first accepts it (295 s is inside the window).
+    const nonceStore = createMemoryNonceStore();
+    const ahead = (seconds: number) =>
+      verifySignedRequest({ headers: request("demo-app-key", `ahead-nonce-${seconds * 10}`, T + Math.floor(seconds)), body, secretsFor: (key) => secrets[key], now: () => (T + 295 + seconds) * 1000, nonceStore });
+    const headers = request("demo-app-key", "skewed-nonce-1");
+    expect(await check(headers, T + 295, { nonceStore })).toMatchObject({ ok: true });
+    // 7.5 s later the first verifier handles other requests (the store drops what has expired
+    // by its clock: before, the nonce was kept until T + 301, 6 s on that clock)...
+    expect(await ahead(7.5)).toMatchObject({ ok: true });
+    // ...and the replay, sent to the second verifier 7.5 s after the first acceptance, is refused.
+    const replay = await verifySignedRequest({ headers, body, secretsFor: (key) => secrets[key], now: () => (T + 7.5) * 1000, nonceStore });
+    expect(replay).toMatchObject({ ok: false, code: 100005, name: "NONCE_REUSED" });
+    // The second verifier accepts this timestamp until T + 300; the nonce outlives it there too.
+    const last = await verifySignedRequest({ headers, body, secretsFor: (key) => secrets[key], now: () => (T + 300) * 1000 + 999, nonceStore });
+    expect(last).toMatchObject({ ok: false, code: 100005 });
+  });
+
+  it("asks the store to keep each nonce 601 s from acceptance, whatever the timestamp, and tells it the timestamp", async () => {
+    const calls: [string, string, number, number, number | undefined][] = [];
+    const recording = { useOnce: (appKey: string, nonce: string, expiresAtMs: number, nowMs: number, timestampMs?: number) => (calls.push([appKey, nonce, expiresAtMs, nowMs, timestampMs]), "fresh" as const) };
+    for (const [signedAt, now] of [[T, T], [T - 290, T], [T + 290, T]] as [number, number][]) {
+      await check(request("demo-app-key", `lifetime-${signedAt}`, signedAt), now, { nonceStore: recording });
+    }
+    expect(calls.map(([, , expiresAtMs, nowMs, timestampMs]) => [expiresAtMs - nowMs, timestampMs])).toEqual([[601_000, T * 1000], [601_000, (T - 290) * 1000], [601_000, (T + 290) * 1000]]);
+  });
+
+  it("refuses a request the store has forgotten (dated before its memory began) with 100006, naming the loss", async () => {
+    // A server restarted at T + 10 with a store that knows it (forgottenBeforeMs).
+    const nonceStore = createMemoryNonceStore({ forgottenBeforeMs: (T + 10) * 1000 + 400 });
+    const before = await check(request("demo-app-key", "before-restart-1", T + 9), T + 12, { nonceStore });
+    expect(before).toMatchObject({ ok: false, code: 100006, name: "RATE_LIMITED", httpStatus: 429 });
+    expect(before.ok === false && before.message).toMatch(/replay-protection store lost its memory after this request was signed \(X-Timestamp \d+\).*Sign the request again/);
+    // Signed in the second of the restart or later: accepted.
+    expect(await check(request("demo-app-key", "after-restart-1", T + 10), T + 12, { nonceStore })).toMatchObject({ ok: true });
+    // Once its timestamp leaves the window the old request is refused by the window anyway.
+    expect(await check(request("demo-app-key", "before-restart-1", T + 9), T + 310, { nonceStore })).toMatchObject({ ok: false, code: 100004 });
+  });
+
   it("accepts the same nonce from another app key", async () => {
     const nonceStore = createMemoryNonceStore();
     expect(await check(request("demo-app-key", "shared-nonce-1"), T, { nonceStore })).toMatchObject({ ok: true });
@@ -177,8 +226,10 @@ describe("replay protection in verifySignedRequest", () => {
     const refused = await check(request("demo-app-key", "full-nonce-3"), T, { nonceStore });
     expect(refused).toMatchObject({ ok: false, code: 100006, name: "RATE_LIMITED", httpStatus: 429 });
     expect(refused.ok === false && refused.message).toMatch(/cannot remember more nonces/);
-    // The first two were remembered until T + 301; a request signed later gets through.
-    expect(await check(request("demo-app-key", "full-nonce-3", T + 302), T + 302, { nonceStore })).toMatchObject({ ok: true });
+    // The first two are remembered for 601 s from their acceptance (two windows and a second):
+    // still full at T + 600, a request signed at T + 602 gets through.
+    expect(await check(request("demo-app-key", "full-nonce-3", T + 600), T + 600, { nonceStore })).toMatchObject({ ok: false, code: 100006 });
+    expect(await check(request("demo-app-key", "full-nonce-3", T + 602), T + 602, { nonceStore })).toMatchObject({ ok: true });
   });
 
   it("uses a process-wide memory store when none is given", async () => {

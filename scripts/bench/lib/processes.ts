@@ -137,10 +137,10 @@ export function cliPath(): string {
 }
 
 // Load runs create far more orders and trades than one app may keep by default, and sign more
-// requests within one 301 s window than one app's share of the default nonce store holds (a
-// quarter of 1,000,000): 8,000,000 gives one app 2,000,000, over 6,600 signed requests per
-// second for the whole window (docs/performance.md, "Load testing against the sandbox").
-const UNBOUNDED_QUOTAS = ["--max-orders-per-app", "999999999", "--max-trades-per-app", "999999999", "--nonce-capacity", "8000000"];
+// requests within one nonce lifetime (601 s) than one app's share of the default nonce store
+// holds (a quarter of 1,000,000): 16,000,000 gives one app 4,000,000, over 6,600 signed requests
+// per second for the whole lifetime (docs/performance.md, "Load testing against the sandbox").
+const UNBOUNDED_QUOTAS = ["--max-orders-per-app", "999999999", "--max-trades-per-app", "999999999", "--nonce-capacity", "16000000"];
 
 /** `node bin/mop.js sandbox --port 0 --quiet`: the built CLI, exactly as users start it (quotas lifted). */
 export async function startSandboxProcess(extraArgs: string[] = [], nodeArgs: string[] = []): Promise<ServerProcess & { bannerMs: number }> {

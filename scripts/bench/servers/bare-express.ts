@@ -17,14 +17,16 @@ import { createQuietLogger } from "../../../src/sandbox/logger.js";
 import { signedOperations } from "../../../src/sandbox/routes/signed.js";
 import { loadBundle } from "../../../src/contract/index.js";
 import { createMemoryStore } from "../../../src/sandbox/store/memory.js";
+import { Scenarios } from "../../../src/sandbox/scenarios/scenarios.js";
 import { createMemoryNonceStore } from "../../../src/signing/index.js";
 
 const APP_KEY = "demo-app-key";
 
 const clock = createSandboxClock();
 const logger = createQuietLogger();
+const records = createMemoryStore(defaultFixtures(), { maxOrdersPerApp: Number.MAX_SAFE_INTEGER, maxTradesPerApp: Number.MAX_SAFE_INTEGER });
 const ctx: SandboxContext = {
-  records: createMemoryStore(defaultFixtures(), { maxOrdersPerApp: Number.MAX_SAFE_INTEGER, maxTradesPerApp: Number.MAX_SAFE_INTEGER }),
+  records,
   clock,
   callbacks: createCallbackDispatcher({ clock, logger, scheduleMs: [1000], timeoutMs: 5000, fetch: (input, init) => fetch(input, init) }),
   logger,
@@ -35,6 +37,7 @@ const ctx: SandboxContext = {
   publicBaseUrl: (origin) => origin,
   servedHosts: new ServedHosts(),
   cashierKeys: createCashierKeys(),
+  scenarios: new Scenarios(records.faults),
 };
 const handlers = signedOperations(ctx) as unknown as Record<string, DispatchHandler>;
 

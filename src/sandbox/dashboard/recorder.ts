@@ -11,6 +11,7 @@ import { operationRoutes, type SpecName } from "../../contract/index.js";
 import { requestState } from "../../server/index.js";
 import { maskHeader } from "./masking.js";
 import type { SignatureRefusal } from "./refusal.js";
+import type { FaultMark } from "../faults/mark.js";
 
 /** Request and response bodies are kept up to this many bytes each. */
 export const KEPT_BODY_BYTES = 8 * 1024;
@@ -54,6 +55,8 @@ export interface KeptRequest {
   responseBody: KeptBody;
   /** For a refused signature: what arrived and the string the sandbox expected to be signed. */
   signature: SignatureRefusal | null;
+  /** The fault that answered it on purpose (docs/scenarios.md); null for none. */
+  fault: FaultMark | null;
 }
 
 export interface RequestRecorder {
@@ -136,7 +139,8 @@ function record(id: number, atMs: number, req: Request, res: Response, started: 
     path: cut(path),
     area,
     operationId: operationOf(req, res, area, path),
-    status: res.statusCode,
+    // 0: the connection closed without an answer (a fault's timeout or reset, a client gone).
+    status: res.headersSent ? res.statusCode : 0,
     code: typeof code === "number" ? code : null,
     message: state.envelopeMessage === undefined ? null : cut(state.envelopeMessage),
     durationMs: Math.round((performance.now() - started) * 10) / 10,
@@ -146,6 +150,7 @@ function record(id: number, atMs: number, req: Request, res: Response, started: 
     requestBody: keptBody(state.rawBody, Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined ? { kind: "not-read" } : { kind: "none" }),
     responseBody: keptBody(state.answerText, { kind: "not-kept", contentType: typeof contentType === "string" ? contentType : null }),
     signature: (res.locals.signatureRefusal as SignatureRefusal | undefined) ?? null,
+    fault: (res.locals.sandboxFault as FaultMark | undefined) ?? null,
   };
 }
 
@@ -167,11 +172,17 @@ export function createRequestRecorder(clock: SandboxClock, capacity = 100): Requ
       const started = performance.now();
       const atMs = clock.now();
       const id = ++lastId;
-      res.once("finish", () => {
+      let kept = false;
+      const keep = () => {
+        if (kept) return;
+        kept = true;
         ring[next] = record(id, atMs, req, res, started);
         next = (next + 1) % capacity;
         count = Math.min(count + 1, capacity);
-      });
+      };
+      res.once("finish", keep);
+      // A request whose connection closed without an answer is kept too.
+      res.once("close", keep);
       next_();
     },
     list() {

@@ -8,6 +8,7 @@ import { describeKeyedError, describeSignedError } from "../../../generated/erro
 import { curlCommand } from "./curl.js";
 import { scrubSecrets } from "./masking.js";
 import type { KeptBody, KeptRequest } from "./recorder.js";
+import type { FaultMark } from "../faults/mark.js";
 
 export type Outcome = "ok" | "refused" | "failed";
 
@@ -27,6 +28,8 @@ export interface RequestLine {
   outcome: Outcome;
   /** The registry name of the refusal (SIGNATURE_MISMATCH, VALIDATION_FAILED, …), or null. */
   diagnosis: string | null;
+  /** The fault that answered it on purpose, or null. */
+  fault: FaultSeen;
 }
 
 /** A request to a record that exists now: the dashboard links it to its row. */
@@ -35,11 +38,8 @@ export interface RecordLink {
   id: string;
 }
 
-/**
- * What answered a request when it was not the operation itself. Always null until the sandbox
- * can inject faults (scenarios); then it names the fault, so the detail shows it.
- */
-export type FaultSeen = null;
+/** What answered a request when it was not the operation itself (a fault, docs/scenarios.md), or null. */
+export type FaultSeen = FaultMark | null;
 
 export interface RequestDetail extends RequestLine {
   appVerified: boolean;
@@ -57,7 +57,8 @@ export interface RequestDetail extends RequestLine {
 const MESSAGE_IN_LINE = 400;
 
 function outcomeOf(kept: KeptRequest): Outcome {
-  if (kept.status >= 500) return "failed";
+  // Status 0: the connection closed without an answer.
+  if (kept.status >= 500 || kept.status === 0) return "failed";
   if (kept.status >= 400 || (kept.code !== null && kept.code !== 0 && kept.code !== 200)) return "refused";
   return "ok";
 }
@@ -85,6 +86,7 @@ export function requestLine(kept: KeptRequest, secrets: readonly string[]): Requ
     app: kept.appKey,
     outcome,
     diagnosis: kept.signature?.name ?? registryEntry(kept)?.name ?? null,
+    fault: kept.fault,
   };
 }
 
@@ -130,7 +132,7 @@ export async function requestDetail(ctx: SandboxContext, kept: KeptRequest, orig
     signature: kept.signature,
     error: registryEntry(kept),
     links: await recordLinks(ctx, kept),
-    fault: null,
+    fault: kept.fault,
     curl: curlCommand({ ...kept, url: line.url, requestBody }, origin),
   };
 }

@@ -3,6 +3,8 @@ import type { RequestHandler } from "express";
 import { createKeyedRouter } from "../../server/index.js";
 import type { SandboxContext } from "../context.js";
 import { listAccountMerchants } from "../domain/merchants.js";
+import { faultStep } from "../faults/step.js";
+import { answeringStoreOutagesIn } from "../store-guard.js";
 
 export function keyedRouter(ctx: SandboxContext): RequestHandler {
   return createKeyedRouter({
@@ -12,5 +14,6 @@ export function keyedRouter(ctx: SandboxContext): RequestHandler {
     apiKeys: (apiKey) => ctx.records.apiKey(apiKey),
     rateLimiter: ctx.rateLimiter,
     logger: ctx.logger,
+    checks: [answeringStoreOutagesIn(faultStep(ctx, "keyed"), "keyed")],
   });
 }

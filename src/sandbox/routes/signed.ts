@@ -9,7 +9,8 @@ import type { SandboxContext } from "../context.js";
 import { explainMovedClock } from "../clock-refusal.js";
 import { describeRefusal } from "../dashboard/refusal.js";
 import { checkNotifyUrl } from "../notify-target.js";
-import { answeringStoreOutages } from "../store-guard.js";
+import { answeringStoreOutages, answeringStoreOutagesIn } from "../store-guard.js";
+import { faultStep } from "../faults/step.js";
 import { requireApp } from "../domain/access.js";
 import { syncCustomer } from "../domain/customers.js";
 import { getMerchant, listMerchants } from "../domain/merchants.js";
@@ -89,6 +90,7 @@ export function signedRouter(ctx: SandboxContext): RequestHandler {
       explainMovedClock(refusal, ctx.clock);
       res.locals.signatureRefusal = describeRefusal(refusal, req.headers, requestState(res).rawBody);
     },
-    checks: [checkNotifyUrl(ctx.notifyPolicy)],
+    // Faults meet only requests that pass every check before the operation, so they come last (faults/step.ts).
+    checks: [checkNotifyUrl(ctx.notifyPolicy), answeringStoreOutagesIn(faultStep(ctx, "signed"), "signed")],
   });
 }

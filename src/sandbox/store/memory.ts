@@ -7,6 +7,7 @@ import type { SandboxClock } from "../clock.js";
 import type { SandboxFixtures } from "../fixtures/load.js";
 import { createAppLocks } from "./app-locks.js";
 import { createMemoryCallbackLog } from "./memory-outbox.js";
+import { createMemoryFaultStore } from "../faults/store.js";
 import { createReferenceRecords } from "./reference.js";
 import { checkTransactionApp, quotaError, StoreConflictError, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./rules.js";
 import type {
@@ -264,6 +265,7 @@ export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas
         .map(copy);
     },
     callbackLog,
+    faults: createMemoryFaultStore(),
     async reset(appKey) {
       if (appKey === undefined) {
         // Waits for no lock: a transaction in flight commits into the tables it started with.

@@ -12,6 +12,7 @@ import { createMemoryStore } from "./memory.js";
 import { createDatabase, describeServer, isPostgresUrl, redactPostgresUrl } from "./postgres/connection.js";
 import { createPostgresNonceStore } from "./postgres/nonce-store.js";
 import { createPostgresRecords, type StoreOpenReport } from "./postgres/records.js";
+import { LATEST_SCHEMA_VERSION, migrate } from "./postgres/migrations.js";
 import type { StoreQuotas } from "./rules.js";
 import type { SandboxRecords } from "./types.js";
 
@@ -103,3 +104,32 @@ export function openRecords(choice: StoreChoice | undefined, settings: StoreSett
     close: () => records.close(),
   };
 }
+
+export interface MigrationOutcome {
+  /** "PostgreSQL at host:port/db, schema mop_sandbox". */
+  where: string;
+  applied: { version: number; name: string }[];
+  version: number;
+  latest: number;
+}
+
+/**
+ * `mop sandbox migrate`: applies the migrations a PostgreSQL store lacks (or, with check, only
+ * verifies there are none: SchemaBehindError otherwise) and closes the connection.
+ */
+export async function migrateStore(url: string, options: { schema?: string; check?: boolean; connectTimeoutMs?: number } = {}): Promise<MigrationOutcome> {
+  const database = createDatabase({ url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, ...(options.schema !== undefined && { schema: options.schema }) });
+  try {
+    const report = await migrate(database, { apply: options.check !== true });
+    return {
+      where: `${database.server}, schema ${database.schema}`,
+      applied: report.applied.map(({ version, name }) => ({ version, name })),
+      version: report.version,
+      latest: LATEST_SCHEMA_VERSION,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+export { isPostgresUrl, redactPostgresUrl };

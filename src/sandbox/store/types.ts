@@ -8,6 +8,7 @@
 // the spec renames or retypes changes the record with it.
 import type { components } from "../../../generated/signed.js";
 import type { CallbackDelivery, CallbackOutbox } from "../../server/index.js";
+import type { FaultStore } from "../faults/store.js";
 
 type Schemas = components["schemas"];
 
@@ -290,6 +291,8 @@ export interface SandboxRecords extends ReferenceRecords, RecordReads {
   reset(appKey?: string): Promise<void>;
   readonly clockOffset: ClockOffsetStore;
   readonly callbackLog: SandboxCallbackLog;
+  /** The faults set with the control API (docs/scenarios.md); a reset of the records leaves them to the scenarios' reset. */
+  readonly faults: FaultStore;
   /** Resolves when the records can be read and written now; rejects with StoreUnavailableError otherwise. */
   health(): Promise<void>;
   /** Releases connections; the records stay where they are. */

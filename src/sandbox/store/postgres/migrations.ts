@@ -100,7 +100,7 @@ INSERT INTO clock DEFAULT VALUES;
 CREATE TABLE nonces (
   app_key text NOT NULL,
   nonce text NOT NULL,
-  expires_at bigint NOT NULL,
+  expires_at timestamptz NOT NULL,
   PRIMARY KEY (app_key, nonce)
 );
 CREATE INDEX nonces_expires_at ON nonces (expires_at);
@@ -120,6 +120,17 @@ CREATE TABLE callback_deliveries (
 CREATE INDEX callback_deliveries_due ON callback_deliveries (next_attempt_time) WHERE status = 'pending';
 CREATE INDEX callback_deliveries_app_key ON callback_deliveries (app_key, seq DESC);
 CREATE INDEX callback_deliveries_seq ON callback_deliveries (seq DESC);
+CREATE TABLE faults (
+  fault_id text PRIMARY KEY,
+  seq bigserial NOT NULL,
+  app_key text,
+  operation_id text NOT NULL,
+  remaining integer NOT NULL CHECK (remaining >= 0),
+  record jsonb NOT NULL
+);
+CREATE INDEX faults_armed ON faults (operation_id, seq) WHERE remaining > 0;
+CREATE INDEX faults_scope ON faults (app_key, seq);
+CREATE SEQUENCE seq_fault;
 `,
   },
 ];

@@ -22,6 +22,7 @@ import type {
   TradeRecord,
 } from "../types.js";
 import { createPostgresCallbackLog } from "./callback-log.js";
+import { createPostgresFaultStore } from "./faults.js";
 import { decodeRecord, encodeRecord } from "./codec.js";
 import type { Database, Session } from "./connection.js";
 import { migrate } from "./migrations.js";
@@ -199,6 +200,7 @@ export function createPostgresRecords(options: PostgresRecordsOptions): Postgres
   const withLock = createAppLocks();
   const callbackLog = createPostgresCallbackLog({ database, clock: options.clock, instanceId: options.instanceId, leaseMs: options.leaseMs, horizonMs: options.pollIntervalMs });
   const hash = fixturesHash(fixtures);
+  const faults = createPostgresFaultStore(database);
 
   /** Loads the fixtures into an empty database (true), or checks they are this instance's (false). */
   function loadFixtures(): Promise<boolean> {
@@ -220,7 +222,12 @@ export function createPostgresRecords(options: PostgresRecordsOptions): Postgres
   }
 
   const clockOffset: ClockOffsetStore = {
-    read: async () => Number((await database.query<{ offset_ms: string }>("SELECT offset_ms FROM clock"))[0]?.offset_ms ?? 0),
+    // Every request reads it, so the same round trip says whether any fault is armed (faults.ts).
+    async read() {
+      const [row] = await database.query<{ offset_ms: string; faults_armed: boolean }>("SELECT offset_ms, EXISTS (SELECT 1 FROM faults WHERE remaining > 0) AS faults_armed FROM clock");
+      faults.armed = row?.faults_armed ?? true;
+      return Number(row?.offset_ms ?? 0);
+    },
     advance: async (ms) => Number((await database.query<{ offset_ms: string }>("UPDATE clock SET offset_ms = offset_ms + $1 RETURNING offset_ms", [Math.round(ms)]))[0]?.offset_ms ?? 0),
     reset: async () => Number((await database.query<{ offset_ms: string }>("UPDATE clock SET offset_ms = 0 RETURNING offset_ms"))[0]?.offset_ms ?? 0),
   };
@@ -256,6 +263,7 @@ export function createPostgresRecords(options: PostgresRecordsOptions): Postgres
       );
     },
     callbackLog,
+    faults,
     async reset(appKey) {
       if (appKey === undefined) {
         await database.transaction("fixtures", async (session) => {
