@@ -390,7 +390,8 @@ export function createCallbackSender(options: CallbackSenderOptions): CallbackSe
       const pending = isPromise(found) ? await found : found;
       let resumed = 0;
       for (const delivery of pending) {
-        if (delivery.status !== "pending" || timers.has(delivery.eventId) || inFlight.has(delivery.eventId)) continue;
+        // One this sender works on already (due, in flight, or being saved after an attempt) is left to it.
+        if (delivery.status !== "pending" || active.has(delivery.eventId) || timers.has(delivery.eventId) || inFlight.has(delivery.eventId)) continue;
         schedule(delivery, (delivery.nextAttemptTime ?? now()) - now());
         resumed += 1;
       }
