@@ -48,6 +48,11 @@ export const COMMANDS: readonly Command[] = [
     run: lazy("sandbox", async () => (await import("./sandbox.js")).sandboxCommand),
   },
   {
+    name: "listen",
+    summary: "forward an app's callbacks from a sandbox (a shared one too) to a URL on this machine",
+    run: lazy("listen", async () => (await import("./listen.js")).listenCommand),
+  },
+  {
     name: "examples",
     summary: "write the quick start's example scripts into your project (default ./mop-examples)",
     run: lazy("examples", async () => (await import("./examples.js")).examplesCommand),

@@ -15,8 +15,8 @@ interface Manifest {
  * The optional peers from package.json, each with the exact version this release is tested
  * with (its devDependencies pin), else its peer range.
  */
-/** Optional peers that only one option needs (ioredis: --nonce-store redis://…, which says so itself). */
-const OPTION_PEERS = new Set(["ioredis"]);
+/** Optional peers that only one option needs (ioredis: --nonce-store redis://…, pg: --store postgres://…; each says so itself). */
+const OPTION_PEERS = new Set(["ioredis", "pg"]);
 
 export function serverPeers(): Record<string, string> {
   const manifest = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as Manifest;

@@ -18,6 +18,7 @@ import { keyedRouter } from "./routes/keyed.js";
 import { signedRouter } from "./routes/signed.js";
 import { healthRoute } from "./routes/health.js";
 import { storeGuard } from "./store-guard.js";
+import { listenRouter } from "./listen/router.js";
 
 export function createSandboxApp(ctx: SandboxContext): Express {
   const app = express();
@@ -34,6 +35,7 @@ export function createSandboxApp(ctx: SandboxContext): Express {
   app.use("/sandbox/ui", dashboardRouter(ctx, recorder));
   app.use("/open-api", signedRouter(ctx));
   app.use("/v1", keyedRouter(ctx));
+  if (ctx.listenSessions) app.use("/sandbox/listen", listenRouter(ctx, ctx.listenSessions));
   app.use("/sandbox", controlRouter(ctx));
   app.use("/cashier", cashierRouter(ctx));
   app.use("/docs", docsRouter());

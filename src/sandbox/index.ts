@@ -25,6 +25,7 @@ import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimit
 import type { SandboxRecords } from "./store/types.js";
 import { SandboxConfigError } from "./errors.js";
 import { healthReport, type HealthReport } from "./health.js";
+import { listeningFetch, ListenSessions } from "./listen/sessions.js";
 import { Scenarios } from "./scenarios/scenarios.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
@@ -185,13 +186,16 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const quotas = { ...DEFAULT_STORE_QUOTAS, ...options.quotas };
   const store = openRecords(options.store, { fixtures, quotas, clock, logger, ...options.storeOptions });
   const notifyPolicy: NotifyPolicy = { allowLoopback: options.allowInsecureNotify ?? false, allowPrivate: options.allowPrivateNotify ?? false };
+  const callbackTimeoutMs = options.callbackTimeoutMs ?? 5000;
+  // An app with a `mop listen` session here has its callbacks forwarded to it, whatever its notifyUrl.
+  const listenSessions = new ListenSessions(store.records.listeners, logger);
   const callbacks = createCallbackDispatcher({
-    checkTarget: (url) => deliveryTargetProblem(url, notifyPolicy, options.resolveHost),
+    checkTarget: (url, delivery) => (listenSessions.has(delivery.appKey) ? Promise.resolve(undefined) : deliveryTargetProblem(url, notifyPolicy, options.resolveHost)),
     clock,
     logger,
     scheduleMs: options.callbackSchedule ?? DEFAULT_CALLBACK_SCHEDULE_MS,
-    timeoutMs: options.callbackTimeoutMs ?? 5000,
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    timeoutMs: callbackTimeoutMs,
+    fetch: listeningFetch(listenSessions, options.fetch ?? ((input, init) => fetch(input, init)), callbackTimeoutMs),
     // The app's first secret signs each attempt (ctx exists by the time anything is sent).
     apps: (appKey) => ctx.records.app(appKey),
     log: store.records.callbackLog,
@@ -203,6 +207,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   for (const host of options.allowedHosts ?? []) servedHosts.add(host);
   const ctx: SandboxContext = {
     records: store.records,
+    listenSessions,
+    callbackTimeoutMs,
     clock,
     callbacks,
     logger,
@@ -252,6 +258,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       server,
       close: async () => {
         servers.delete(handle);
+        await listenSessions.close();
         await callbacks.close();
         ctx.scenarios.close();
         await new Promise<void>((resolve) => {
@@ -276,6 +283,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     opened: () => opened,
     health: () => healthReport(ctx),
     async close() {
+      await listenSessions.close();
       await callbacks.close();
       ctx.scenarios.close();
       await Promise.all([...servers].map((server) => server.close()));

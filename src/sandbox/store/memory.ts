@@ -266,6 +266,8 @@ export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas
     },
     callbackLog,
     faults: createMemoryFaultStore(),
+    // One process: its own sessions (listen/sessions.ts) are all there is.
+    listeners: { register: async () => undefined, renew: async () => true, unregister: async () => undefined },
     async reset(appKey) {
       if (appKey === undefined) {
         // Waits for no lock: a transaction in flight commits into the tables it started with.

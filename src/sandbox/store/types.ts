@@ -250,6 +250,19 @@ export interface SandboxCallbackLog extends CallbackOutbox {
   reopen(eventId: string): Promise<string | undefined>;
 }
 
+/**
+ * Which instance holds an app's `mop listen` session, when several share the records: that
+ * instance attempts the app's callback deliveries (it forwards them to the listener). A
+ * registration lapses unless renewed, so an instance that stopped loses it.
+ */
+export interface ListenerRegistry {
+  /** This instance now holds the app's session (replacing any other, here or elsewhere). */
+  register(appKey: string, sessionId: string): Promise<void>;
+  /** Renews it; false when another session replaced it. */
+  renew(appKey: string, sessionId: string): Promise<boolean>;
+  unregister(appKey: string, sessionId: string): Promise<void>;
+}
+
 /** Newest first, at most `limit` (default: all), of one app or of all. */
 export interface ListFilter {
   appKey?: string;
@@ -291,6 +304,8 @@ export interface SandboxRecords extends ReferenceRecords, RecordReads {
   reset(appKey?: string): Promise<void>;
   readonly clockOffset: ClockOffsetStore;
   readonly callbackLog: SandboxCallbackLog;
+  /** Where each app's `mop listen` session is held. */
+  readonly listeners: ListenerRegistry;
   /** The faults set with the control API (docs/scenarios.md); a reset of the records leaves them to the scenarios' reset. */
   readonly faults: FaultStore;
   /** Resolves when the records can be read and written now; rejects with StoreUnavailableError otherwise. */

@@ -8,6 +8,10 @@
 // instance polls (pending()) for deliveries due that no one holds, claiming them with
 // FOR UPDATE SKIP LOCKED, so two pollers never take the same one.
 //
+// An app with a `mop listen` session (listeners) has its deliveries attempted by the instance
+// that holds the session: no other instance claims them, one that holds one lets it go, and
+// the listening instance may take one another instance only waits on (no attempt in flight).
+//
 // Times: nextAttemptTime is sandbox time (the shared clock offset applies); leases are the
 // database server's time, so instances with skewed clocks agree on them.
 import type { CallbackDelivery } from "../../../server/index.js";
@@ -50,7 +54,11 @@ export function createPostgresCallbackLog(options: PostgresCallbackLogOptions): 
   const { database, clock, instanceId: me, leaseMs } = options;
   /** ms from now until the delivery is due (sandbox time), then the lease's own length. */
   const waitingLeaseMs = (nextAttemptTime: number | null) => Math.max(0, (nextAttemptTime ?? clock.now()) - clock.now()) + leaseMs;
-  const free = "(lease_owner IS NULL OR lease_owner = $2 OR lease_until < clock_timestamp())";
+  const listened = (where: "here" | "elsewhere", table = "callback_deliveries") =>
+    `EXISTS (SELECT 1 FROM listeners l WHERE l.app_key = ${table}.app_key AND l.expires_at > clock_timestamp() AND l.instance_id ${where === "here" ? "=" : "<>"} $2)`;
+  /** Claimable by this instance ($2): no one else's live lease (or only a waiting one, when this instance holds the app's listener), and no listener elsewhere. */
+  const free = (table = "callback_deliveries") =>
+    `((${table}.lease_owner IS NULL OR ${table}.lease_owner = $2 OR ${table}.lease_until < clock_timestamp() OR (${table}.attempting_since IS NULL AND ${listened("here", table)})) AND NOT ${listened("elsewhere", table)})`;
 
   return {
     async insert(session, delivery) {
@@ -78,7 +86,7 @@ export function createPostgresCallbackLog(options: PostgresCallbackLogOptions): 
         `UPDATE callback_deliveries SET status = $3, next_attempt_time = $4, record = $5::jsonb, attempting_since = NULL,
            lease_owner = CASE WHEN $6 THEN $2 ELSE NULL END,
            lease_until = CASE WHEN $6 THEN clock_timestamp() + make_interval(secs => $7 / 1000.0) ELSE NULL END
-         WHERE event_id = $1 AND ${free}`,
+         WHERE event_id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < clock_timestamp())`,
         [delivery.eventId, me, delivery.status, delivery.nextAttemptTime, encodeRecord(delivery), pending, waitingLeaseMs(delivery.nextAttemptTime)],
       );
     },
@@ -93,7 +101,7 @@ export function createPostgresCallbackLog(options: PostgresCallbackLogOptions): 
       const rows = await database.query<Row>(
         `WITH due AS (
            SELECT event_id FROM callback_deliveries
-           WHERE status = 'pending' AND next_attempt_time <= $3 AND ${free}
+           WHERE status = 'pending' AND next_attempt_time <= $3 AND ${free()}
            ORDER BY next_attempt_time LIMIT 200
            FOR UPDATE SKIP LOCKED
          )
@@ -109,11 +117,14 @@ export function createPostgresCallbackLog(options: PostgresCallbackLogOptions): 
     async claim(delivery) {
       const [row] = await database.query<Row>(
         `UPDATE callback_deliveries SET lease_owner = $2, lease_until = clock_timestamp() + make_interval(secs => $3 / 1000.0), attempting_since = clock_timestamp()
-         WHERE event_id = $1 AND status = 'pending' AND ${free}
+         WHERE event_id = $1 AND status = 'pending' AND ${free()}
          ${RETURNING}`,
         [delivery.eventId, me, leaseMs],
       );
-      return row === undefined ? undefined : decodeDelivery(row);
+      if (row !== undefined) return decodeDelivery(row);
+      // Its app listens through another instance: let go of it, so that one takes it at once.
+      await database.query(`UPDATE callback_deliveries SET lease_owner = NULL, lease_until = NULL WHERE event_id = $1 AND lease_owner = $2 AND ${listened("elsewhere")}`, [delivery.eventId, me]);
+      return undefined;
     },
 
     async reopen(eventId) {

@@ -65,6 +65,9 @@ export function fixturesHash(fixtures: SandboxFixtures): string {
 }
 
 type Row = { record: string };
+
+/** A listen session's registration lapses this long after its last renewal (every 5 s). */
+const LISTENER_LEASE_MS = 15_000;
 const decodeRows = <T>(rows: Row[]): T[] => rows.map((row) => decodeRecord<T>(row.record));
 const decodeFirst = <T>(rows: Row[]): T | undefined => (rows[0] === undefined ? undefined : decodeRecord<T>(rows[0].record));
 
@@ -264,6 +267,22 @@ export function createPostgresRecords(options: PostgresRecordsOptions): Postgres
     },
     callbackLog,
     faults,
+    listeners: {
+      async register(appKey, sessionId) {
+        await database.query(
+          `INSERT INTO listeners (app_key, instance_id, session_id, expires_at) VALUES ($1, $2, $3, clock_timestamp() + make_interval(secs => $4 / 1000.0))
+           ON CONFLICT (app_key) DO UPDATE SET instance_id = EXCLUDED.instance_id, session_id = EXCLUDED.session_id, expires_at = EXCLUDED.expires_at`,
+          [appKey, options.instanceId, sessionId, LISTENER_LEASE_MS],
+        );
+      },
+      async renew(appKey, sessionId) {
+        const rows = await database.query("UPDATE listeners SET expires_at = clock_timestamp() + make_interval(secs => $3 / 1000.0) WHERE app_key = $1 AND session_id = $2 RETURNING 1 AS renewed", [appKey, sessionId, LISTENER_LEASE_MS]);
+        return rows.length === 1;
+      },
+      async unregister(appKey, sessionId) {
+        await database.query("DELETE FROM listeners WHERE app_key = $1 AND session_id = $2", [appKey, sessionId]);
+      },
+    },
     async reset(appKey) {
       if (appKey === undefined) {
         await database.transaction("fixtures", async (session) => {
