@@ -9,7 +9,7 @@ export const sandboxControlOperations = {
     "pathParams": [
       "tradeNo"
     ],
-    "hasBody": false,
+    "hasBody": true,
     "bodyDefaults": []
   },
   "closeTrade": {

@@ -14,7 +14,11 @@ export interface paths {
          * Pay a trade
          * @description Acts as the user paying at the cashier: a trade in WAIT_BUYER_PAY becomes SUCCESS, the
          *     order it pays (payOrder) becomes paid (1), and the `payment.succeeded` callback is sent to
-         *     the trade's notifyUrl. A trade that is paid, refunded, closed or expired is 400003.
+         *     the trade's notifyUrl. With `{"outcome": "unknown"}` the trade reads UNKNOWN instead, until
+         *     the sandbox clock passes `unknownForSeconds` (default 60); then it becomes SUCCESS with its
+         *     callback, or CLOSED with `"then": "CLOSED"`. Without a body, a trade whose totalAmount is one
+         *     of the sandbox's test amounts ends as docs/scenarios.md's table says. Paying a trade that is
+         *     UNKNOWN settles it now (SUCCESS); a trade that is paid, refunded, closed or expired is 400003.
          */
         post: operations["payTrade"];
         delete?: never;
@@ -35,7 +39,8 @@ export interface paths {
         /**
          * Close a trade
          * @description Actively closes a trade waiting for payment (WAIT_BUYER_PAY → CLOSED), as when the user
-         *     abandons the cashier. No callback is sent. A trade that is not waiting is 400003.
+         *     abandons the cashier, or settles an UNKNOWN trade as failed (UNKNOWN → CLOSED). No callback
+         *     is sent. A trade that is paid, refunded or closed is 400003.
          */
         post: operations["closeTrade"];
         delete?: never;
@@ -291,6 +296,31 @@ export interface components {
          */
         TradeNo: string;
         /**
+         * PayTradeRequest
+         * @description How the payment ends (optional; docs/scenarios.md). Without `outcome`, the trade's amount
+         *     decides: one of the sandbox's test amounts ends as its table says, any other amount is paid
+         *     (SUCCESS). `outcome` wins over the amount.
+         */
+        PayTradeRequest: {
+            /**
+             * @description `success`: SUCCESS now, the order paid, `payment.succeeded` sent. `unknown`: the trade
+             *     reads UNKNOWN until the sandbox clock passes `unknownForSeconds`, then becomes `then`
+             *     (SUCCESS with its callback, or CLOSED).
+             * @enum {string}
+             */
+            outcome?: "success" | "unknown";
+            /**
+             * Format: int32
+             * @description How long the result stays UNKNOWN, in seconds of the sandbox clock (default 60; advanceClock moves past it at once).
+             */
+            unknownForSeconds?: number;
+            /**
+             * @description What an UNKNOWN trade becomes (default SUCCESS).
+             * @enum {string}
+             */
+            then?: "SUCCESS" | "CLOSED";
+        };
+        /**
          * ControlSuccessCode
          * Format: int32
          * @description Envelope code of a successful control call; always 0, as on the signed interface.
@@ -363,13 +393,34 @@ export interface components {
          */
         EventId: string;
         /**
+         * PaymentOutcome
+         * @description How the payment ended, and why.
+         */
+        PaymentOutcome: {
+            /**
+             * @description `success`: SUCCESS now. `unknown`: UNKNOWN until `settlesAt`. `closed-by-buyer`: the buyer closed the cashier instead of paying (CLOSED, no callback).
+             * @enum {string}
+             */
+            kind: "success" | "unknown" | "closed-by-buyer";
+            /** @description True when the trade's totalAmount, one of the sandbox's test amounts, chose it (docs/scenarios.md). */
+            byAmount: boolean;
+            /** @description For `unknown`, when the result becomes known (sandbox clock); null when only payTrade or closeTrade settles it, and for the other kinds. */
+            settlesAt: components["schemas"]["DateTime"] | null;
+            /**
+             * @description For `unknown`, what the trade becomes then; null for the other kinds.
+             * @enum {string|null}
+             */
+            then: "SUCCESS" | "CLOSED" | null;
+        };
+        /**
          * PayTradeResult
-         * @description The paid trade and the payment.succeeded callback event sent for it.
+         * @description The trade after the payment and the payment.succeeded callback event sent for it, if one was.
          */
         PayTradeResult: {
             trade: components["schemas"]["ControlTrade"];
-            /** @description Id of the payment.succeeded event; look its delivery up with listCallbackDeliveries. */
-            eventId: components["schemas"]["EventId"];
+            /** @description Id of the payment.succeeded event; look its delivery up with listCallbackDeliveries. Null when no callback was sent now (the result is UNKNOWN, or the buyer closed the trade). */
+            eventId: components["schemas"]["EventId"] | null;
+            outcome?: components["schemas"]["PaymentOutcome"];
         };
         /**
          * PayTradeResultEnvelope
@@ -945,15 +996,6 @@ export interface components {
                 "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
-        /** @description HTTP 500. A sandbox bug (100099); it is logged. The envelope carries the error code of the signed interface's registry (docs/errors.md). */
-        InternalError: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ControlErrorEnvelope"];
-            };
-        };
         /** @description HTTP 413. The body is larger than 1 MiB (100013). The envelope carries the error code of the signed interface's registry (docs/errors.md). */
         PayloadTooLarge: {
             headers: {
@@ -965,6 +1007,15 @@ export interface components {
         };
         /** @description HTTP 415. A body must be sent as application/json (100014). The envelope carries the error code of the signed interface's registry (docs/errors.md). */
         UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
+            };
+        };
+        /** @description HTTP 500. A sandbox bug (100099); it is logged. The envelope carries the error code of the signed interface's registry (docs/errors.md). */
+        InternalError: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1061,7 +1112,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PayTradeRequest"];
+            };
+        };
         responses: {
             /** @description The paid trade and the callback event. */
             200: {
@@ -1075,6 +1130,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -33,5 +33,15 @@ export {
   type CallbackHandlerOptions,
   type CallbackRequestHandler,
 } from "./handler.js";
+export {
+  CALLBACK_VARIANTS,
+  expectedAnswer,
+  STALE_BY_SECONDS,
+  testDelivery,
+  testEventBody,
+  type CallbackVariant,
+  type TestDelivery,
+  type TestDeliveryInput,
+} from "./test-deliveries.js";
 export { MerchantOpenPlatformError } from "../errors.js";
 export { CallbackConfigError } from "./errors.js";

@@ -53,6 +53,11 @@ export const COMMANDS: readonly Command[] = [
     run: lazy("listen", async () => (await import("./listen.js")).listenCommand),
   },
   {
+    name: "trigger",
+    summary: "send a signed test callback (or a variant: duplicate, tampered, stale, ...) to your receiver",
+    run: lazy("trigger", async () => (await import("./trigger.js")).triggerCommand),
+  },
+  {
     name: "examples",
     summary: "write the quick start's example scripts into your project (default ./mop-examples)",
     run: lazy("examples", async () => (await import("./examples.js")).examplesCommand),

@@ -2,6 +2,7 @@
 // external resources). Subject, body, attach and returnUrl are the app's input, so every piece
 // of text is escaped, and returnUrl becomes a link only when it is http(s).
 import { formatPlatformTime } from "./clock.js";
+import { DEFAULT_UNKNOWN_FOR_SECONDS, outcomeByAmount } from "./scenarios/outcomes.js";
 import type { TradeRecord } from "./store/types.js";
 
 export function escapeHtml(text: string): string {
@@ -18,6 +19,7 @@ const STATUS_TEXT: Record<TradeRecord["status"], string> = {
   SUCCESS: "paid",
   REFUND: "refunded",
   CLOSED: "closed",
+  UNKNOWN: "result unknown",
 };
 
 /**
@@ -39,7 +41,9 @@ h1{font-size:1.1rem;margin:0 0 .25rem}.note{color:#555;font-size:.9rem;margin-to
 h2{font-size:1.4rem;margin:1rem 0 .25rem;overflow-wrap:anywhere}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{color:#555}dd{margin:0;overflow-wrap:anywhere}
 .amount{font-size:1.6rem;font-weight:700}
-.actions{display:flex;gap:.75rem;margin-top:1.25rem}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.25rem}
+fieldset{margin-top:1.25rem;border:1px solid #ccd;border-radius:6px}legend{color:#555;font-size:.9rem}
+fieldset .actions{margin-top:.5rem}button.test{background:#fff;color:#1d2330;border-color:#555;font-size:.9rem}
 button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #1452cc;cursor:pointer}
 button.pay{background:#1452cc;color:#fff}button.close{background:#fff;color:#1452cc}
 button:focus-visible,a:focus-visible{outline:3px solid #f5a623;outline-offset:2px}
@@ -82,12 +86,26 @@ export function renderCashierPage(trade: TradeRecord, key: string, state: Cashie
     ["Merchant order number", escapeHtml(trade.outTradeNo)],
   ];
   const notice = state.notice ? `<p class="${state.notice.kind}" role="${state.notice.kind === "alert" ? "alert" : "status"}">${escapeHtml(state.notice.text)}</p>` : "";
+  const testAmount = outcomeByAmount(trade.totalAmount);
+  const testAmountNote =
+    trade.status === "WAIT_BUYER_PAY" && testAmount ? `<p class="note" id="test-amount">A sandbox test amount: paying it ends in ${escapeHtml(testAmount.effect)}.</p>` : "";
+  const unknownNote =
+    trade.status === "UNKNOWN"
+      ? `<p class="note" id="unknown">The payment's result is unknown for now: ${trade.unknownUntil === null ? "it stays so until the sandbox's control API settles it" : `the sandbox settles it at <time datetime="${formatPlatformTime(trade.unknownUntil)}">${escapeHtml(formatPlatformTime(trade.unknownUntil).replace("T", " "))}</time> (${trade.unknownThen === "CLOSED" ? "closed" : "paid"})`}.</p>`
+      : "";
+  // The same outcomes as the control API's payTrade { outcome }, for a person (docs/scenarios.md).
+  const testOutcome = (then: "SUCCESS" | "CLOSED", label: string) =>
+    `<form method="post" action="${action("pay")}&amp;outcome=unknown&amp;then=${then}"><button type="submit" class="test">${label}</button></form>`;
   const actions =
     trade.status === "WAIT_BUYER_PAY"
       ? `<div class="actions">
 <form method="post" action="${action("pay")}"><button type="submit" class="pay">Pay ${escapeHtml(amount)}</button></form>
 <form method="post" action="${action("close")}"><button type="submit" class="close">Close</button></form>
-</div>`
+</div>
+<fieldset><legend>Test outcomes</legend><div class="actions">
+${testOutcome("SUCCESS", `Pay, result unknown for ${DEFAULT_UNKNOWN_FOR_SECONDS} s, then paid`)}
+${testOutcome("CLOSED", `Pay, result unknown for ${DEFAULT_UNKNOWN_FOR_SECONDS} s, then failed`)}
+</div></fieldset>`
       : "";
   const returnLink =
     trade.status === "SUCCESS" && trade.returnUrl !== null && /^https?:\/\//i.test(trade.returnUrl)
@@ -100,6 +118,7 @@ export function renderCashierPage(trade: TradeRecord, key: string, state: Cashie
 <h2 id="subject">${escapeHtml(trade.subject)}</h2>
 ${trade.body === null ? "" : `<p id="body">${escapeHtml(trade.body)}</p>`}
 ${notice}
+${testAmountNote}${unknownNote}
 <dl>
 ${rows.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("\n")}
 </dl>

@@ -6,7 +6,7 @@ import { maskHeader } from "./dashboard/masking.js";
 import type { SandboxContext } from "./context.js";
 import { approveApplication, rejectApplication } from "./domain/member-cards.js";
 import { startOrderService } from "./domain/orders.js";
-import { closeTrade, controlTradeView, expireDueTrades, payTrade } from "./domain/payments.js";
+import { closeTrade, controlTradeView, expireDueTrades, paymentOutcomeView, payTrade } from "./domain/payments.js";
 import { createFault, deleteFault, listFaults } from "./faults/control.js";
 import { signedError, type OperationHandlers } from "../server/index.js";
 import type { operations as ControlOperations } from "../../generated/sandbox-control.js";
@@ -101,8 +101,8 @@ export async function resetState(ctx: SandboxContext, appKey?: string) {
 export function controlOperations(ctx: SandboxContext): OperationHandlers<ControlOperations, typeof sandboxControlOperations> {
   return {
     payTrade: async (input) => {
-      const { trade, eventId } = await payTrade(ctx, input.path.tradeNo);
-      return { trade: controlTradeView(trade), eventId };
+      const result = await payTrade(ctx, input.path.tradeNo, input.body ?? {});
+      return { trade: controlTradeView(result.trade), eventId: result.eventId, outcome: paymentOutcomeView(result) };
     },
     closeTrade: async (input) => controlTradeView(await closeTrade(ctx, input.path.tradeNo, "closed by the control API")),
     startOrderService: (input) => startOrderService(ctx, input.path.orderId),

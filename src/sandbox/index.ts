@@ -26,6 +26,10 @@ import type { SandboxRecords } from "./store/types.js";
 import { SandboxConfigError } from "./errors.js";
 import { healthReport, type HealthReport } from "./health.js";
 import { listeningFetch, ListenSessions } from "./listen/sessions.js";
+import { expireDueTrades } from "./domain/payments.js";
+
+/** How often an instance sharing its records settles the trades the clock made due. */
+const DUE_TRADES_SWEEP_MS = 5000;
 import { Scenarios } from "./scenarios/scenarios.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
@@ -228,6 +232,17 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   // Nothing waits on it here; listen() and each request do, and report its failure.
   opened.catch(() => undefined);
   ctx.opened = opened;
+  // Records shared by several instances: each settles now and then what the clock made due (an
+  // UNKNOWN payment's result, and its callback), so nothing waits on an instance that stopped.
+  let sweeper: NodeJS.Timeout | undefined;
+  let closing = false;
+  if (store.records.shared) {
+    void opened.then(() => {
+      if (closing) return;
+      sweeper = setInterval(() => void expireDueTrades(ctx).catch((error: unknown) => logger.warn("Due trades could not be settled now; trying again shortly.", { error })), DUE_TRADES_SWEEP_MS);
+      sweeper.unref();
+    }, () => undefined);
+  }
   const app = createSandboxApp(ctx);
   const servers = new Set<ListeningSandbox>();
 
@@ -283,6 +298,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     opened: () => opened,
     health: () => healthReport(ctx),
     async close() {
+      closing = true;
+      clearInterval(sweeper);
       await listenSessions.close();
       await callbacks.close();
       ctx.scenarios.close();

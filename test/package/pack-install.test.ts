@@ -1,5 +1,5 @@
 // The package as a consumer gets it: `npm pack` of a clean copy of the repository (its own
-// `prepare` script builds dist/), installed into a fresh ESM project, then used by package
+// `prepack` script builds dist/ and the docs site), installed into a fresh ESM project, then used by package
 // name only: every export imported with node, a strict NodeNext type check of a consumer file,
 // the `mop` command, the spec and signing-vector exports, and the sandbox started from the
 // installed files and answering a signed call (its fixtures and the bundled specs are runtime
@@ -206,7 +206,7 @@ describe("npm pack, then install into a fresh project", () => {
     work = mkdtempSync(join(tmpdir(), "mop-pack-"));
 
     // A clean copy of the repository (no dist/, no installs), with the dev tools linked in so
-    // that npm pack runs the package's own prepare script (tsc -p tsconfig.build.json).
+    // that npm pack runs the package's own prepack script (tsc -p tsconfig.build.json, docs).
     const stage = join(work, "stage");
     await timed("copy", async () => {
       cpSync(root, stage, {
@@ -220,7 +220,7 @@ describe("npm pack, then install into a fresh project", () => {
     });
     const packs = join(work, "packs");
     mkdirSync(packs);
-    const packed = await timed("npm pack (with prepare: tsc build)", () => sh(npm, ["pack", "--json", "--pack-destination", packs], stage, 120_000));
+    const packed = await timed("npm pack (with prepack: tsc build, docs)", () => sh(npm, ["pack", "--json", "--pack-destination", packs], stage, 120_000));
     // Lifecycle scripts may print before the JSON: read from the array's opening bracket.
     const json = packed.stdout.slice(packed.stdout.search(/^\[/m));
     const [info] = JSON.parse(json) as Array<{ filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }>;

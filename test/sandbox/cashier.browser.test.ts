@@ -69,6 +69,25 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(sb.logs.errors).toEqual([]);
   }, 60_000);
 
+  it("offers the test outcomes: a payment whose result is unknown for a minute, then paid with its callback", async () => {
+    const { tradeNo, cashierUrl } = await sb.createTrade({ notifyUrl: receiver.url });
+    const page = await browser.newPage();
+    await page.goto(cashierUrl);
+    await page.getByRole("group", { name: "Test outcomes" }).getByRole("button", { name: "Pay, result unknown for 60 s, then paid" }).click();
+    await page.waitForURL((url) => url.searchParams.get("done") === "unknown");
+    expect(await page.locator("#status").textContent()).toBe("UNKNOWN");
+    expect(await page.getByRole("status").textContent()).toBe("Payment submitted; its result is not known yet.");
+    expect(await page.locator("#unknown").textContent()).toMatch(/the sandbox settles it at .* \(paid\)\./);
+    expect(await page.getByRole("button").count()).toBe(0);
+    const before = receiver.received.length;
+    expect((await sb.control("POST", "/clock/advance", { seconds: 60 })).json.code).toBe(0);
+    await page.reload();
+    expect(await page.locator("#status").textContent()).toBe("SUCCESS");
+    const delivered = await receiver.waitFor(before + 1);
+    expect(JSON.parse(delivered.at(-1)!.body).data.tradeNo).toBe(tradeNo);
+    await page.close();
+  }, 60_000);
+
   it("closes a trade with the Close button", async () => {
     const { cashierUrl } = await sb.createTrade();
     const page = await browser.newPage();

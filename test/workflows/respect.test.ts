@@ -1,4 +1,5 @@
-// The Arazzo workflows shipped in generated/ (pay-order, refund-order, cancel-order), linted by
+// The Arazzo workflows shipped in generated/ (pay-order, refund-order, cancel-order, and the
+// scenarios payment-unknown and retry-after-internal-error), linted by
 // Redocly and run by Redocly Respect — a workflow runner we did not write — against the sandbox
 // as a user starts it (`mop sandbox --id-range safe`), through the signing proxy (`mop proxy
 // --sign`), since Respect cannot compute the HMAC. A receiver takes the callbacks the sandbox
@@ -137,7 +138,7 @@ describe("the shipped Arazzo workflows", () => {
       { name: "signed", url: "./signed.openapi.json", type: "openapi" },
       { name: "sandbox", url: "./sandbox-control.openapi.json", type: "openapi" },
     ]);
-    expect(document.workflows.map((workflow) => workflow.workflowId)).toEqual(["pay-order", "refund-order", "cancel-order"]);
+    expect(document.workflows.map((workflow) => workflow.workflowId)).toEqual(["pay-order", "refund-order", "cancel-order", "payment-unknown", "retry-after-internal-error"]);
     const lint = spawnSync(process.execPath, [REDOCLY, "lint", WORKFLOWS, "--format=stylish"], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
     expect(lint.status, `${lint.stdout}\n${lint.stderr}`).toBe(0);
   }, 60_000);
@@ -154,7 +155,7 @@ describe("the shipped Arazzo workflows", () => {
       JSON.stringify({ merchantId: 10001, openUserId: "respect-buyer", notifyUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/payment-callbacks` }),
     ]);
     expect(run.status, run.output).toBe(0);
-    expect(run.output).toMatch(/Workflows: 3 passed, 3 total/);
+    expect(run.output).toMatch(/Workflows: 5 passed, 5 total/);
     const files = Object.values(run.report?.files ?? {}) as { totalWorkflows: number; executedWorkflows: { workflowId: string; status: string }[] }[];
     expect(files).toHaveLength(1);
     expect(files[0]!.executedWorkflows.map((workflow) => [workflow.workflowId, workflow.status])).toEqual(
@@ -162,11 +163,14 @@ describe("the shipped Arazzo workflows", () => {
         ["pay-order", "success"],
         ["refund-order", "success"],
         ["cancel-order", "success"],
+        ["payment-unknown", "success"],
+        ["retry-after-internal-error", "success"],
       ]),
     );
-    // pay-order ran twice (on its own and inside refund-order): two signed callbacks arrived.
+    // pay-order ran twice (on its own and inside refund-order), payment-unknown once: three
+    // signed callbacks arrived.
     const payments = callbacks.filter((callback) => callback.type === "payment.succeeded");
-    expect(payments).toHaveLength(2);
+    expect(payments).toHaveLength(3);
     expect(payments.every((callback) => callback.verified)).toBe(true);
     // The secret was never on Respect's command line, and never in its output.
     expect(run.output).not.toContain(SECRET);

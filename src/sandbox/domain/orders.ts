@@ -4,11 +4,12 @@
 import { formatPlatformTime, platformDigits } from "../clock.js";
 import type { SandboxContext } from "../context.js";
 import { signedError } from "../errors.js";
-import type { AppRecord, OrderItemRecord, OrderRecord, RecordReads, RecordsTransaction, RefundRecord, StoreRecord } from "../store/types.js";
+import type { AppRecord, OrderItemRecord, OrderRecord, RecordReads, RecordsTransaction, RefundRecord, StoreRecord, TradeRecord } from "../store/types.js";
 import { requireMerchant } from "./access.js";
 import { requireCustomer } from "./customers.js";
 import { historyView, moveOrder, ORDER_STATUS, orderView, SERVICE_ORDER_TYPE } from "./order-status.js";
-import { cashierUrl, expireInTransaction, openOrderTrade } from "./payments.js";
+import { cashierUrl, openOrderTrade, settleDue } from "./payments.js";
+import { withAppTransaction, type Sent } from "./transactions.js";
 import { orderIdBase, roundedIdHint, roundedIdHintOf, TWO_POW_53 } from "./id-range.js";
 import { parseIdText } from "../../server/index.js";
 
@@ -109,10 +110,10 @@ async function requireOrder(ctx: SandboxContext, reads: RecordReads, app: AppRec
   return order;
 }
 
-/** Runs `change` on the app's order in the app's transaction. */
-function changeOrder<T>(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, change: (tx: RecordsTransaction, order: OrderRecord) => Promise<T>): Promise<T> {
+/** Runs `change` on the app's order in the app's transaction (callbacks it records go out once it commits). */
+function changeOrder<T>(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, change: (tx: RecordsTransaction, order: OrderRecord, sent: Sent) => Promise<T>): Promise<T> {
   requireMerchant(ctx, app, merchantId);
-  return ctx.records.transaction(app.appKey, async (tx) => change(tx, await requireOrder(ctx, tx, app, orderId, merchantId)));
+  return withAppTransaction(ctx, app.appKey, async (tx, sent) => change(tx, await requireOrder(ctx, tx, app, orderId, merchantId), sent));
 }
 
 export async function getOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint) {
@@ -132,9 +133,9 @@ export interface PayOrderInput {
 }
 
 export async function payOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, input: PayOrderInput, requestOrigin: string) {
-  const { order, trade } = await changeOrder(ctx, app, orderId, input.merchantId, async (tx, order) => {
+  const { order, trade } = await changeOrder(ctx, app, orderId, input.merchantId, async (tx, order, sent) => {
     const { merchantId: _merchantId, ...tradeInput } = input;
-    return { order, trade: await openOrderTrade(ctx, tx, app, requirePayableOrder(order), tradeInput) };
+    return { order, trade: await openOrderTrade(ctx, tx, sent, app, requirePayableOrder(order), tradeInput) };
   });
   return { orderId: order.id, tradeNo: trade.tradeNo, outTradeNo: trade.outTradeNo, cashierUrl: cashierUrl(ctx, trade.tradeNo, requestOrigin) };
 }
@@ -152,19 +153,25 @@ function requirePayableOrder(order: OrderRecord): OrderRecord {
 }
 
 export async function cancelOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, input: { merchantId: bigint; reason?: string }) {
-  const order = await changeOrder(ctx, app, orderId, input.merchantId, async (tx, order) => {
+  const order = await changeOrder(ctx, app, orderId, input.merchantId, async (tx, found, sent) => {
+    // What the clock made due first: an UNKNOWN trade that became SUCCESS has paid the order.
+    const trades: TradeRecord[] = [];
+    for (const tradeNo of found.tradeNos) {
+      const trade = await tx.trade(tradeNo);
+      if (!trade) continue;
+      await settleDue(ctx, tx, sent, trade);
+      trades.push(trade);
+    }
+    const order = (await tx.order(found.id)) ?? found;
     if (order.status !== ORDER_STATUS.PENDING_PAYMENT) {
       throw signedError("ORDER_NOT_CANCELLABLE", `orderId ${orderId} is in status ${order.status}; only an order in status 0 (pending payment) can be cancelled.`);
     }
     const now = ctx.clock.now();
-    for (const tradeNo of order.tradeNos) {
-      const trade = await tx.trade(tradeNo);
-      if (trade && !(await expireInTransaction(ctx, tx, trade)) && trade.status === "WAIT_BUYER_PAY") {
-        trade.status = "CLOSED";
-        trade.closeTime = now;
-        trade.closeReason = "order cancelled";
-        await tx.updateTrade(trade);
-      }
+    for (const trade of trades.filter((candidate) => candidate.status === "WAIT_BUYER_PAY")) {
+      trade.status = "CLOSED";
+      trade.closeTime = now;
+      trade.closeReason = "order cancelled";
+      await tx.updateTrade(trade);
     }
     moveOrder(order, ORDER_STATUS.CANCELLED, now, input.reason ? `cancelled: ${input.reason}` : "cancelled");
     await tx.updateOrder(order);

@@ -1,5 +1,7 @@
-// Payment trades (DESIGN items 3, 7, 9): WAIT_BUYER_PAY → SUCCESS | CLOSED, SUCCESS → REFUND.
-// Expiry is evaluated lazily on every access (and by the clock-advance control call).
+// Payment trades (DESIGN items 3, 7, 9): WAIT_BUYER_PAY → SUCCESS | CLOSED, SUCCESS → REFUND;
+// and, when a scenario asks for it (docs/scenarios.md), WAIT_BUYER_PAY → UNKNOWN → SUCCESS |
+// CLOSED. Expiry and an UNKNOWN result becoming known are evaluated lazily on every access (and
+// by the clock-advance control call, and a timer for the callback that follows).
 // Creation is idempotent on (app, outTradeNo): the check and the insert run in one transaction
 // of the app (the store runs those one at a time, across instances), and the store refuses a
 // second trade with the same (app, outTradeNo) besides, so concurrent requests with one
@@ -8,7 +10,9 @@ import { formatPlatformTime, platformDigits } from "../clock.js";
 import type { SandboxContext } from "../context.js";
 import { RefusalError, signedError } from "../errors.js";
 import type { AppRecord, OrderRecord, RecordsTransaction, TradeRecord } from "../store/types.js";
+import { recordCallback, withAppTransaction, type Sent } from "./transactions.js";
 import { requireMerchant } from "./access.js";
+import { chooseOutcome, outcomeByAmount, type PaymentOutcome, type SettledStatus } from "../scenarios/outcomes.js";
 import { moveOrder, ORDER_STATUS } from "./order-status.js";
 
 export function cashierUrl(ctx: SandboxContext, tradeNo: string, requestOrigin: string): string {
@@ -23,47 +27,85 @@ async function newTradeNo(ctx: SandboxContext, tx: RecordsTransaction): Promise<
   }
 }
 
-function isExpired(ctx: SandboxContext, trade: TradeRecord): boolean {
-  return trade.status === "WAIT_BUYER_PAY" && ctx.clock.now() >= trade.expireTime;
-}
-
-/** In the trade's app's transaction: closes the trade if its expiry has passed on the sandbox clock; answers whether it did. */
-export async function expireInTransaction(ctx: SandboxContext, tx: RecordsTransaction, trade: TradeRecord): Promise<boolean> {
-  if (!isExpired(ctx, trade)) return false;
+async function closeNow(tx: RecordsTransaction, trade: TradeRecord, at: number, reason: string): Promise<void> {
   trade.status = "CLOSED";
-  trade.closeTime = trade.expireTime;
-  trade.closeReason = `expired after ${trade.expireMinutes} minutes`;
+  trade.closeTime = at;
+  trade.closeReason = reason;
+  trade.unknownUntil = null;
+  trade.unknownThen = null;
   await tx.updateTrade(trade);
-  return true;
 }
 
-/** The trade with its expiry applied: closed in its app's transaction if its time has passed. */
+/** Whether the sandbox clock has made a change of the trade due (expiry, or an UNKNOWN result becoming known). */
+function isDue(ctx: SandboxContext, trade: TradeRecord): boolean {
+  const now = ctx.clock.now();
+  return (trade.status === "WAIT_BUYER_PAY" && now >= trade.expireTime) || (trade.status === "UNKNOWN" && trade.unknownUntil !== null && now >= trade.unknownUntil);
+}
+
+/**
+ * In the trade's app's transaction, applies what the sandbox clock has made due: a waiting
+ * trade past its expiry closes ("expired"); an UNKNOWN trade whose result time has passed
+ * becomes what it was told to, at that time ("settled", its callback recorded in `sent`).
+ */
+export async function settleDue(ctx: SandboxContext, tx: RecordsTransaction, sent: Sent, trade: TradeRecord): Promise<"expired" | "settled" | undefined> {
+  if (!isDue(ctx, trade)) return undefined;
+  if (trade.status === "WAIT_BUYER_PAY") {
+    await closeNow(tx, trade, trade.expireTime, `expired after ${trade.expireMinutes} minutes`);
+    return "expired";
+  }
+  const at = trade.unknownUntil!;
+  if (trade.unknownThen === "CLOSED") await closeNow(tx, trade, at, "the payment's result was UNKNOWN, then it failed");
+  else await settleSuccess(ctx, tx, sent, trade, at);
+  return "settled";
+}
+
+/** The trade with what the clock made due applied (in its app's transaction, when anything is). */
 export async function refreshTrade(ctx: SandboxContext, trade: TradeRecord): Promise<TradeRecord> {
-  if (!isExpired(ctx, trade)) return trade;
-  return ctx.records.transaction(trade.appKey, async (tx) => {
+  if (!isDue(ctx, trade)) return trade;
+  return withAppTransaction(ctx, trade.appKey, async (tx, sent) => {
     const current = await tx.trade(trade.tradeNo);
     if (!current) return trade;
-    await expireInTransaction(ctx, tx, current);
+    await settleDue(ctx, tx, sent, current);
     return current;
   });
 }
 
-/** Closes every trade whose expiry has passed; answers how many this call closed. */
+/** Closes every trade whose expiry has passed (answers how many this call closed) and settles the UNKNOWN ones that are due. */
 export async function expireDueTrades(ctx: SandboxContext): Promise<number> {
   let closed = 0;
   for (;;) {
-    const due = await ctx.records.expiredWaitingTrades(ctx.clock.now(), 500);
-    let closedNow = 0;
+    const due = await ctx.records.dueTrades(ctx.clock.now(), 500);
+    let changed = 0;
     for (const trade of due) {
-      const done = await ctx.records.transaction(trade.appKey, async (tx) => {
+      const change = await withAppTransaction(ctx, trade.appKey, async (tx, sent) => {
         const current = await tx.trade(trade.tradeNo);
-        return current !== undefined && (await expireInTransaction(ctx, tx, current));
+        return current === undefined ? undefined : settleDue(ctx, tx, sent, current);
       });
-      if (done) closedNow += 1;
+      if (change !== undefined) changed += 1;
+      if (change === "expired") closed += 1;
     }
-    closed += closedNow;
-    if (due.length < 500 || closedNow === 0) return closed;
+    if (due.length < 500 || changed === 0) return closed;
   }
+}
+
+/**
+ * A timer for the moment an UNKNOWN trade's result becomes known, so that its callback goes out
+ * even if nothing reads the trade. The sandbox clock may be moved meanwhile (advanceClock
+ * settles what it makes due), so the timer checks and, if still early, waits again. (With
+ * records shared by several instances, each instance also settles what is due now and then,
+ * so a trade whose instance stopped is settled too.)
+ */
+function scheduleSettling(ctx: SandboxContext, trade: TradeRecord): void {
+  if (trade.unknownUntil === null) return;
+  ctx.scenarios.later(Math.max(0, trade.unknownUntil - ctx.clock.now()), () => {
+    void (async () => {
+      const current = await ctx.records.trade(trade.tradeNo);
+      // A reset dropped it (a new trade may even have its number), or it was settled: nothing to do.
+      if (!current || current.createTime !== trade.createTime || current.status !== "UNKNOWN") return;
+      const settled = await refreshTrade(ctx, current);
+      if (settled.status === "UNKNOWN") scheduleSettling(ctx, settled);
+    })().catch((error: unknown) => ctx.logger.error("An UNKNOWN trade could not be settled. This is a sandbox bug.", { tradeNo: trade.tradeNo, error }));
+  });
 }
 
 export interface TradeInput {
@@ -100,6 +142,8 @@ async function newTrade(ctx: SandboxContext, tx: RecordsTransaction, app: AppRec
     closeReason: null,
     refundTime: null,
     orderId,
+    unknownUntil: null,
+    unknownThen: null,
   };
 }
 
@@ -155,17 +199,24 @@ export function orderOutTradeNo(orderId: bigint, attempt: number): string {
   return attempt === 1 ? `ORDER-${orderId}` : `ORDER-${orderId}-${attempt}`;
 }
 
-/** payOrder's trade (in the app's transaction): the order's open trade if there is one, else a new one with the next outTradeNo, claimed like a cashier session's. */
+/**
+ * payOrder's trade (in the app's transaction): the order's open trade if there is one (waiting
+ * for payment, or paid with a result still UNKNOWN: a second trade could be paid twice), else a
+ * new one with the next outTradeNo, claimed like a cashier session's.
+ */
 export async function openOrderTrade(
   ctx: SandboxContext,
   tx: RecordsTransaction,
+  sent: Sent,
   app: AppRecord,
   order: OrderRecord,
   input: Omit<TradeInput, "merchantId" | "outTradeNo" | "totalAmount" | "subject">,
 ): Promise<TradeRecord> {
   for (const tradeNo of order.tradeNos) {
     const trade = await tx.trade(tradeNo);
-    if (trade && !(await expireInTransaction(ctx, tx, trade)) && trade.status === "WAIT_BUYER_PAY") return trade;
+    if (!trade) continue;
+    await settleDue(ctx, tx, sent, trade);
+    if (trade.status === "WAIT_BUYER_PAY" || trade.status === "UNKNOWN") return trade;
   }
   const outTradeNo = orderOutTradeNo(order.id, order.tradeNos.length + 1);
   const taken = await tx.tradeByOutTradeNo(app.appKey, outTradeNo);
@@ -208,17 +259,17 @@ export async function requireTrade(ctx: SandboxContext, tradeNo: string): Promis
 }
 
 /**
- * Runs `change` on the trade in its app's transaction, its expiry applied first. A refusal the
- * change throws is answered after the transaction commits, so an expiry it found is kept.
+ * Runs `change` on the trade in its app's transaction, what the clock made due applied first. A
+ * refusal the change throws is answered after the transaction commits, so what was due is kept.
  */
-async function changeTrade<T>(ctx: SandboxContext, tradeNo: string, change: (tx: RecordsTransaction, trade: TradeRecord) => Promise<T>): Promise<T> {
+async function changeTrade<T>(ctx: SandboxContext, tradeNo: string, change: (tx: RecordsTransaction, sent: Sent, trade: TradeRecord) => Promise<T>): Promise<T> {
   const found = await ctx.records.trade(tradeNo);
   if (!found) throw signedError("TRADE_NOT_FOUND", `tradeNo ${tradeNo}: no such payment trade.`);
-  const outcome = await ctx.records.transaction(found.appKey, async (tx) => {
+  const outcome = await withAppTransaction(ctx, found.appKey, async (tx, sent) => {
     const trade = (await tx.trade(tradeNo)) ?? found;
-    await expireInTransaction(ctx, tx, trade);
+    await settleDue(ctx, tx, sent, trade);
     try {
-      return { done: await change(tx, trade) };
+      return { done: await change(tx, sent, trade) };
     } catch (error) {
       if (error instanceof RefusalError) return { refused: error };
       throw error;
@@ -235,59 +286,103 @@ function requirePayable(trade: TradeRecord): void {
   }
 }
 
-/** The user pays: SUCCESS, the order (if any) becomes paid, and payment.succeeded goes to notifyUrl. */
-export async function payTrade(ctx: SandboxContext, tradeNo: string): Promise<{ trade: TradeRecord; eventId: string }> {
-  const { trade, callback } = await changeTrade(ctx, tradeNo, (tx, trade) => payInTransaction(ctx, tx, trade));
-  // After the commit: the delivery was recorded with the payment, now the first attempt.
-  await ctx.callbacks.dispatch(callback);
-  return { trade, eventId: callback.event.eventId };
-}
-
-async function payInTransaction(ctx: SandboxContext, tx: RecordsTransaction, trade: TradeRecord) {
-  requirePayable(trade);
-  const now = ctx.clock.now();
+/** SUCCESS at `at`: the order (if any) becomes paid, and payment.succeeded is recorded for notifyUrl; answers the event id. */
+async function settleSuccess(ctx: SandboxContext, tx: RecordsTransaction, sent: Sent, trade: TradeRecord, at: number): Promise<string> {
   // Built and validated before anything changes: a payload bug leaves the trade unpaid.
   const callback = ctx.callbacks.prepare({
     type: "payment.succeeded",
     appKey: trade.appKey,
     targetUrl: trade.notifyUrl,
-    createTime: now,
+    createTime: at,
     data: {
       tradeNo: trade.tradeNo,
       outTradeNo: trade.outTradeNo,
       merchantId: trade.merchantId,
       totalAmount: trade.totalAmount,
       tradeStatus: "SUCCESS",
-      payTime: formatPlatformTime(now),
+      payTime: formatPlatformTime(at),
       attach: trade.attach,
     },
   });
   trade.status = "SUCCESS";
-  trade.payTime = now;
+  trade.payTime = at;
+  trade.unknownUntil = null;
+  trade.unknownThen = null;
   await tx.updateTrade(trade);
   const order = trade.orderId === null ? undefined : await tx.order(trade.orderId);
   if (order) {
     if (order.status === ORDER_STATUS.PENDING_PAYMENT) {
-      moveOrder(order, ORDER_STATUS.PAID, now, `payment succeeded (trade ${trade.tradeNo})`);
-      order.payTime = now;
+      moveOrder(order, ORDER_STATUS.PAID, at, `payment succeeded (trade ${trade.tradeNo})`);
+      order.payTime = at;
       order.paidTradeNo = trade.tradeNo;
       await tx.updateOrder(order);
     } else {
       ctx.logger.warn("A trade of an order that is no longer pending was paid; the order is unchanged.", { tradeNo: trade.tradeNo, orderId: order.id, status: order.status });
     }
   }
-  await tx.enqueueCallback(callback.event);
-  return { trade, callback };
+  await recordCallback(tx, sent, callback);
+  return callback.event.eventId;
 }
 
-/** Active close of a waiting trade. */
+/** How a payment should end, as payTrade's body or the cashier page's button asks (docs/scenarios.md). */
+export interface PaymentRequest {
+  outcome?: "success" | "unknown";
+  unknownForSeconds?: number;
+  then?: SettledStatus;
+}
+
+export interface PaymentResult {
+  trade: TradeRecord;
+  /** The payment.succeeded event sent now; null when none was (UNKNOWN, or closed by the buyer). */
+  eventId: string | null;
+  outcome: PaymentOutcome;
+  /** The trade's test amount chose the outcome (docs/scenarios.md). */
+  byAmount: boolean;
+}
+
+/**
+ * The user pays. By default the trade becomes SUCCESS (the order, if any, paid; the callback
+ * sent); an outcome asked for, or the trade's test amount, can make its result UNKNOWN for a
+ * while or have the buyer close it instead. An UNKNOWN trade paid again is settled now: SUCCESS.
+ */
+export async function payTrade(ctx: SandboxContext, tradeNo: string, asked: PaymentRequest = {}): Promise<PaymentResult> {
+  const result = await changeTrade(ctx, tradeNo, (tx, sent, trade) => payInTransaction(ctx, tx, sent, trade, asked));
+  if (result.outcome.kind === "unknown") scheduleSettling(ctx, result.trade);
+  return result;
+}
+
+async function payInTransaction(ctx: SandboxContext, tx: RecordsTransaction, sent: Sent, trade: TradeRecord, asked: PaymentRequest): Promise<PaymentResult> {
+  const now = ctx.clock.now();
+  if (trade.status === "UNKNOWN") {
+    if (asked.outcome === "unknown") {
+      const when = trade.unknownUntil === null ? "only when settled by hand" : `at ${formatPlatformTime(trade.unknownUntil)}`;
+      throw signedError("TRADE_NOT_PAYABLE", `tradeNo ${trade.tradeNo} is already UNKNOWN (its result becomes known ${when}); pay it with outcome success, or close it, to settle it now.`);
+    }
+    return { trade, eventId: await settleSuccess(ctx, tx, sent, trade, now), outcome: { kind: "success" }, byAmount: false };
+  }
+  requirePayable(trade);
+  const outcome = chooseOutcome(trade.totalAmount, asked);
+  const byAmount = asked.outcome === undefined && outcomeByAmount(trade.totalAmount) !== undefined;
+  switch (outcome.kind) {
+    case "success":
+      return { trade, eventId: await settleSuccess(ctx, tx, sent, trade, now), outcome, byAmount };
+    case "closed-by-buyer":
+      await closeNow(tx, trade, now, "closed by the buyer instead of paying (sandbox test amount)");
+      return { trade, eventId: null, outcome, byAmount };
+    case "unknown":
+      trade.status = "UNKNOWN";
+      trade.unknownUntil = outcome.forSeconds === null ? null : now + outcome.forSeconds * 1000;
+      trade.unknownThen = outcome.then;
+      await tx.updateTrade(trade);
+      return { trade, eventId: null, outcome, byAmount };
+  }
+}
+
+/** Active close of a waiting trade, or of an UNKNOWN one (its result settled as a failure now). */
 export async function closeTrade(ctx: SandboxContext, tradeNo: string, reason: string): Promise<TradeRecord> {
-  return changeTrade(ctx, tradeNo, async (tx, trade) => {
-    requirePayable(trade);
-    trade.status = "CLOSED";
-    trade.closeTime = ctx.clock.now();
-    trade.closeReason = reason;
-    await tx.updateTrade(trade);
+  return changeTrade(ctx, tradeNo, async (tx, _sent, trade) => {
+    if (trade.status !== "UNKNOWN") requirePayable(trade);
+    await closeNow(tx, trade, ctx.clock.now(), reason);
     return trade;
   });
 }
@@ -307,5 +402,17 @@ export function controlTradeView(trade: TradeRecord) {
     payTime: trade.payTime === null ? null : formatPlatformTime(trade.payTime),
     closeReason: trade.closeReason,
     attach: trade.attach,
+  };
+}
+
+/** The control API's view of how a payment ended (PaymentOutcome). */
+export function paymentOutcomeView(result: PaymentResult) {
+  const { trade, outcome, byAmount } = result;
+  const unknown = outcome.kind === "unknown";
+  return {
+    kind: outcome.kind,
+    byAmount,
+    settlesAt: unknown && trade.unknownUntil !== null ? formatPlatformTime(trade.unknownUntil) : null,
+    then: unknown ? outcome.then : null,
   };
 }

@@ -257,10 +257,11 @@ export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas
     orders: async (filter = {}) => list(tables.orders.values(), filter, (a, b) => b.createTime - a.createTime || (a.id < b.id ? 1 : -1)),
     trades: async (filter = {}) => list(tables.trades.values(), filter, (a, b) => b.createTime - a.createTime || (a.tradeNo < b.tradeNo ? 1 : -1)),
     refunds: async (filter = {}) => list(tables.refunds.values(), filter, (a, b) => b.createTime - a.createTime || (a.refundNo < b.refundNo ? 1 : -1)),
-    async expiredWaitingTrades(nowMs, limit = 1000) {
+    async dueTrades(nowMs, limit = 1000) {
+      const dueAt = (trade: TradeRecord) => (trade.status === "WAIT_BUYER_PAY" ? trade.expireTime : trade.status === "UNKNOWN" && trade.unknownUntil !== null ? trade.unknownUntil : Infinity);
       return [...tables.trades.values()]
-        .filter((trade) => trade.status === "WAIT_BUYER_PAY" && trade.expireTime <= nowMs)
-        .sort((a, b) => a.expireTime - b.expireTime)
+        .filter((trade) => dueAt(trade) <= nowMs)
+        .sort((a, b) => dueAt(a) - dueAt(b))
         .slice(0, limit)
         .map(copy);
     },

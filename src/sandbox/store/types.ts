@@ -98,8 +98,8 @@ export type OrderRecord = Stored<Omit<Schemas["Order"], "items">, "createTime" |
     paidTradeNo: string | null;
   };
 
-/** The statuses a trade can be in (UNKNOWN is what a client reads when a server answers a status it does not know). */
-export type TradeStatus = Exclude<Schemas["TradeStatus"], "UNKNOWN">;
+/** The statuses a trade can be in (UNKNOWN only when a scenario asks for it: docs/scenarios.md). */
+export type TradeStatus = Schemas["TradeStatus"];
 
 /** What createCashierSession (or payOrder) asked for, and the trade's life. */
 export type TradeRecord = Pick<Schemas["CreateCashierSessionRequest"], "outTradeNo" | "totalAmount" | "subject" | "notifyUrl"> &
@@ -118,6 +118,9 @@ export type TradeRecord = Pick<Schemas["CreateCashierSessionRequest"], "outTrade
     refundTime: number | null;
     /** Set for trades opened by payOrder. */
     orderId: bigint | null;
+    /** An UNKNOWN trade: when its result becomes known (null: only when settled by hand), and what it becomes. */
+    unknownUntil: number | null;
+    unknownThen: "SUCCESS" | "CLOSED" | null;
   };
 
 // Refunds, member cards and credit applications are never answered whole: sandbox-only records.
@@ -294,8 +297,11 @@ export interface SandboxRecords extends ReferenceRecords, RecordReads {
   orders(filter?: ListFilter): Promise<OrderRecord[]>;
   trades(filter?: ListFilter): Promise<TradeRecord[]>;
   refunds(filter?: ListFilter): Promise<RefundRecord[]>;
-  /** Trades still waiting for payment whose expiry is at or before `nowMs` (any app), oldest expiry first. */
-  expiredWaitingTrades(nowMs: number, limit?: number): Promise<TradeRecord[]>;
+  /**
+   * Trades the clock has made a change of due by `nowMs` (any app): waiting for payment past
+   * their expiry, or UNKNOWN past the time their result becomes known.
+   */
+  dueTrades(nowMs: number, limit?: number): Promise<TradeRecord[]>;
   /**
    * Drops what requests created for one app (customers synced, orders, trades, refunds, cards,
    * applications) and restores its fixture customers; without an app key, for every app (and

@@ -79,6 +79,8 @@ export function tradeRecord(appKey = APP, overrides: Partial<TradeRecord> = {}):
     closeReason: null,
     refundTime: null,
     orderId: null,
+    unknownUntil: null,
+    unknownThen: null,
     ...overrides,
   };
 }
@@ -340,14 +342,16 @@ export function storeConformance(name: string, makeStore: MakeStore): void {
       expect((await records.trades({ limit: 5 })).map((trade) => trade.tradeNo)).toEqual([trades[1]!.tradeNo, trades[0]!.tradeNo]);
     }, { maxOrdersPerApp: 10, maxTradesPerApp: 10 }));
 
-    it("finds the waiting trades whose expiry has passed, oldest expiry first", withStore(async (records) => {
+    it("finds the trades the clock has made due: waiting past expiry, UNKNOWN past their result's time; soonest first", withStore(async (records) => {
       const late = tradeRecord(APP, { expireTime: NOW + 2000 });
       const early = tradeRecord(OTHER_APP, { expireTime: NOW + 1000 });
       const paid = tradeRecord(APP, { expireTime: NOW, status: "SUCCESS" });
       const future = tradeRecord(APP, { expireTime: NOW + 60_000 });
-      for (const trade of [late, early, paid, future]) await records.transaction(trade.appKey, (tx) => tx.insertTrade(trade));
-      expect((await records.expiredWaitingTrades(NOW + 5000)).map((trade) => trade.tradeNo)).toEqual([early.tradeNo, late.tradeNo]);
-      expect(await records.expiredWaitingTrades(NOW)).toEqual([]);
+      const unknown = tradeRecord(APP, { expireTime: NOW, status: "UNKNOWN", unknownUntil: NOW + 1500, unknownThen: "SUCCESS" });
+      const unknownForGood = tradeRecord(APP, { expireTime: NOW, status: "UNKNOWN", unknownUntil: null, unknownThen: "SUCCESS" });
+      for (const trade of [late, early, paid, future, unknown, unknownForGood]) await records.transaction(trade.appKey, (tx) => tx.insertTrade(trade));
+      expect((await records.dueTrades(NOW + 5000)).map((trade) => trade.tradeNo)).toEqual([early.tradeNo, unknown.tradeNo, late.tradeNo]);
+      expect(await records.dueTrades(NOW)).toEqual([]);
     }, { maxOrdersPerApp: 10, maxTradesPerApp: 10 }));
 
     it("hands out distinct, increasing sequence values, concurrently and across apps", withStore(async (records) => {

@@ -49,7 +49,7 @@ CREATE TABLE trades (
   trade_no text CONSTRAINT trades_pkey PRIMARY KEY,
   app_key text NOT NULL,
   out_trade_no text NOT NULL,
-  status text NOT NULL CHECK (status IN ('WAIT_BUYER_PAY', 'SUCCESS', 'CLOSED', 'REFUND')),
+  status text NOT NULL CHECK (status IN ('WAIT_BUYER_PAY', 'SUCCESS', 'CLOSED', 'REFUND', 'UNKNOWN')),
   expire_time bigint NOT NULL,
   seq bigserial NOT NULL,
   record jsonb NOT NULL,

@@ -260,9 +260,16 @@ export function createPostgresRecords(options: PostgresRecordsOptions): Postgres
     orders: (filter = {}) => list("orders", filter),
     trades: (filter = {}) => list("trades", filter),
     refunds: (filter = {}) => list("refunds", filter),
-    async expiredWaitingTrades(nowMs, limit = 1000) {
+    async dueTrades(nowMs, limit = 1000) {
       return decodeRows<TradeRecord>(
-        await database.query<Row>("SELECT record::text AS record FROM trades WHERE status = 'WAIT_BUYER_PAY' AND expire_time <= $1 ORDER BY expire_time LIMIT $2", [Math.floor(nowMs), limit]),
+        await database.query<Row>(
+          `SELECT record::text AS record FROM (
+             SELECT record, expire_time AS due FROM trades WHERE status = 'WAIT_BUYER_PAY' AND expire_time <= $1
+             UNION ALL
+             SELECT record, (record->>'unknownUntil')::bigint AS due FROM trades WHERE status = 'UNKNOWN' AND (record->>'unknownUntil')::bigint <= $1
+           ) AS due ORDER BY due LIMIT $2`,
+          [Math.floor(nowMs), limit],
+        ),
       );
     },
     callbackLog,
