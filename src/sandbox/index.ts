@@ -228,7 +228,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     scenarios: new Scenarios(store.records.faults),
   };
   // Opened once: the records, then the deliveries they keep (resumed after a restart).
-  const opened = store.open().then(() => callbacks.start());
+  const opened = store.open().then((report) => {
+    // Instances sharing a database derive cashier keys from its one secret.
+    if (report?.cashierKeySecret) ctx.cashierKeys = createCashierKeys(report.cashierKeySecret);
+    return callbacks.start();
+  });
   // Nothing waits on it here; listen() and each request do, and report its failure.
   opened.catch(() => undefined);
   ctx.opened = opened;

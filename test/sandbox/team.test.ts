@@ -57,6 +57,10 @@ describe.skipIf(postgresServerMissing)("two sandboxes on one PostgreSQL database
     const userId = await first.syncUser("team-user-1");
     const orderId = await first.createOrder({ userId });
     const read = ok(await second.signed({ path: `/orders/${orderId}?merchantId=10001` }));
+    // The cashierUrl one instance made opens on the other.
+    const { cashierUrl } = await first.createTrade();
+    const page = await second.raw(new URL(cashierUrl).pathname + new URL(cashierUrl).search);
+    expect(page.status).toBe(200);
     expect(read).toMatchObject({ id: orderId, status: 0, totalAmount: 3600 });
     const paid = ok(await second.signed({ path: `/orders/${orderId}/pay`, body: { merchantId: 10001, notifyUrl: "https://127.0.0.1:9/cb" } }));
     ok(await first.control("POST", `/trades/${paid.tradeNo}/pay`));

@@ -117,9 +117,14 @@ describe.skipIf(postgresServerMissing)("PostgreSQL", () => {
     await expect(unmigrated.open()).rejects.toThrow(/at version 0, and this sandbox needs version \d+\. Apply the migrations first: mop sandbox migrate/);
     await unmigrated.close();
     const first = open(schema);
-    expect(await first.open()).toEqual({ schemaVersion: LATEST_SCHEMA_VERSION, migrationsApplied: LATEST_SCHEMA_VERSION, fixturesLoaded: true });
+    const opened = await first.open();
+    expect(opened).toMatchObject({ schemaVersion: LATEST_SCHEMA_VERSION, migrationsApplied: LATEST_SCHEMA_VERSION, fixturesLoaded: true });
     const again = open(schema, DEFAULT_STORE_QUOTAS, { migrate: false });
-    expect(await again.open()).toEqual({ schemaVersion: LATEST_SCHEMA_VERSION, migrationsApplied: 0, fixturesLoaded: false });
+    const reopened = await again.open();
+    expect(reopened).toMatchObject({ schemaVersion: LATEST_SCHEMA_VERSION, migrationsApplied: 0, fixturesLoaded: false });
+    // One cashier-key secret per database, made by the first instance.
+    expect(reopened!.cashierKeySecret.length).toBe(32);
+    expect(reopened!.cashierKeySecret.equals(opened!.cashierKeySecret)).toBe(true);
     await again.close();
     await first.close();
     const pg = (await import("pg")).default;

@@ -131,6 +131,10 @@ CREATE TABLE faults (
 CREATE INDEX faults_armed ON faults (operation_id, seq) WHERE remaining > 0;
 CREATE INDEX faults_scope ON faults (app_key, seq);
 CREATE SEQUENCE seq_fault;
+CREATE TABLE settings (
+  name text PRIMARY KEY,
+  value bytea NOT NULL
+);
 CREATE TABLE listeners (
   app_key text PRIMARY KEY,
   instance_id text NOT NULL,

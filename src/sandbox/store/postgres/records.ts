@@ -5,7 +5,7 @@
 // the database in the same transaction. Records are JSON documents (codec.ts). The fixtures
 // are loaded once per database: the first instance loads them, each later one checks that its
 // own are the same (by hash) and refuses to start otherwise.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { SandboxClock } from "../../clock.js";
 import type { SandboxFixtures } from "../../fixtures/load.js";
 import { createAppLocks } from "../app-locks.js";
@@ -185,6 +185,11 @@ function transactionOn(session: Session, appKey: string, options: PostgresRecord
 }
 
 export interface StoreOpenReport {
+  /**
+   * The secret every instance on the database derives cashier keys with (cashier-key.ts), made
+   * by the first: a cashierUrl from one instance opens on any, and after a restart.
+   */
+  cashierKeySecret: Buffer;
   schemaVersion: number;
   /** Migrations this start applied. */
   migrationsApplied: number;
@@ -250,7 +255,10 @@ export function createPostgresRecords(options: PostgresRecordsOptions): Postgres
     async open() {
       await database.query("SELECT 1");
       const migrations = await migrate(database, { apply: options.applyMigrations });
-      return { schemaVersion: migrations.version, migrationsApplied: migrations.applied.length, fixturesLoaded: await loadFixtures() };
+      const fixturesLoaded = await loadFixtures();
+      await database.query("INSERT INTO settings (name, value) VALUES ('cashier_key_secret', $1) ON CONFLICT (name) DO NOTHING", [randomBytes(32)]);
+      const [secret] = await database.query<{ value: Buffer }>("SELECT value FROM settings WHERE name = 'cashier_key_secret'");
+      return { cashierKeySecret: secret!.value, schemaVersion: migrations.version, migrationsApplied: migrations.applied.length, fixturesLoaded };
     },
     transaction(appKey, work) {
       return withLock(appKey, () =>
