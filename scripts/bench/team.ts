@@ -169,7 +169,7 @@ async function drive(label: string, instances: Instance[]): Promise<RunResult> {
 }
 
 out(`Team sandbox load test: 2 instances on one PostgreSQL database, ${connections} connections each, createOrder + listStores for ${durationSec} s (${JSON.stringify(machine())})`);
-const postgres = await startPostgresServer({ durable: true });
+const postgres = await startPostgresServer({ durable: !process.argv.includes("--no-fsync") });
 const results: RunResult[] = [];
 try {
   const url = await postgres.createDatabase("mop_bench_team");

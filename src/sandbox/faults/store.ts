@@ -32,7 +32,12 @@ export function createMemoryFaultStore(): FaultStore {
     list: async (filter = {}) => [...table.list(filter)],
     delete: async (faultId) => table.delete(faultId),
     take: async (operationId, appKey, hit) => table.take(operationId, appKey, hit),
-    finishHit: async () => undefined,
+    // The step fills in the hit object the table holds; a hit given as another object replaces it.
+    async finishHit(faultId, hit) {
+      const fault = table.get(faultId);
+      const index = fault?.hits.findLastIndex((kept) => kept !== hit && kept.status === null && kept.time === hit.time && kept.method === hit.method && kept.path === hit.path && kept.appKey === hit.appKey) ?? -1;
+      if (fault && index >= 0) fault.hits[index] = hit;
+    },
     clear: async (appKey) => table.clear(appKey),
   };
 }

@@ -20,3 +20,30 @@ export function createAppLocks() {
   };
 }
 
+
+/**
+ * At most `limit` at once per app: the PostgreSQL store lets a few of an app's transactions
+ * wait on the database's lock (each with its transaction already begun, so the next one starts
+ * the moment the lock is free), and no more, so a burst on one app leaves connections for others.
+ */
+export function createAppGates(limit: number) {
+  const gates = new Map<string, { running: number; waiting: (() => void)[] }>();
+  return async function withGate<T>(appKey: string, work: () => Promise<T>): Promise<T> {
+    let gate = gates.get(appKey);
+    if (!gate) {
+      gate = { running: 0, waiting: [] };
+      gates.set(appKey, gate);
+    }
+    const current = gate;
+    if (current.running >= limit) await new Promise<void>((resolve) => current.waiting.push(resolve));
+    current.running += 1;
+    try {
+      return await work();
+    } finally {
+      current.running -= 1;
+      const next = current.waiting.shift();
+      if (next) next();
+      else if (current.running === 0) gates.delete(appKey);
+    }
+  };
+}

@@ -79,13 +79,15 @@ export function openRecords(choice: StoreChoice | undefined, settings: StoreSett
     throw new SandboxConfigError("store", `store must be "memory" or a postgres:// URL, got ${typeof choice === "string" ? JSON.stringify(redactPostgresUrl(choice)) : typeof choice}`);
   }
   const pollIntervalMs = positiveOption("pollIntervalMs", settings.pollIntervalMs, 1000);
-  const database = createDatabase({
+  const connection = {
     url: choice,
     ...(settings.schema !== undefined && { schema: settings.schema }),
-    ...(settings.poolSize !== undefined && { poolSize: settings.poolSize }),
     ...(settings.connectTimeoutMs !== undefined && { connectTimeoutMs: settings.connectTimeoutMs }),
     ...(settings.statementTimeoutMs !== undefined && { statementTimeoutMs: settings.statementTimeoutMs }),
-  });
+  };
+  const database = createDatabase({ ...connection, ...(settings.poolSize !== undefined && { poolSize: settings.poolSize }) });
+  // Nonces on connections of their own, committed without waiting for the disk (connection.ts).
+  const nonceDatabase = settings.nonces === false ? undefined : createDatabase({ ...connection, poolSize: Math.max(2, Math.ceil((settings.poolSize ?? 10) / 2)), synchronousCommit: false });
   const records = createPostgresRecords({
     database,
     fixtures: settings.fixtures,
@@ -95,13 +97,16 @@ export function openRecords(choice: StoreChoice | undefined, settings: StoreSett
     leaseMs: positiveOption("leaseMs", settings.leaseMs, 30_000),
     applyMigrations: settings.migrate !== false,
     pollIntervalMs,
+    poolSize: settings.poolSize ?? 10,
   });
   return {
     records,
-    ...(settings.nonces !== false && { nonceStore: createPostgresNonceStore({ database }) }),
+    ...(nonceDatabase && { nonceStore: createPostgresNonceStore({ database: nonceDatabase }) }),
     pollIntervalMs,
     open: () => records.open(),
-    close: () => records.close(),
+    close: async () => {
+      await Promise.all([records.close(), nonceDatabase?.close()]);
+    },
   };
 }
 

@@ -370,6 +370,37 @@ export function storeConformance(name: string, makeStore: MakeStore): void {
       expect(await records.clockOffset.read()).toBe(0);
     }));
 
+    it("keeps faults: met oldest first, one use per take, per app or for every app, bounded per scope, cleared per app", withStore(async (records) => {
+      const hit = () => ({ time: NOW, method: "GET", path: "/open-api/v1/stores", appKey: APP, carriedOut: false, operationCode: null, status: null, code: null });
+      const behaviour = { kind: "internal-error" as const, when: "before" as const, delayMs: null, retryAfterSeconds: null };
+      const mine = await records.faults.add({ ...behaviour, operationId: "listStores", appKey: APP, times: 1 }, NOW);
+      const everyApp = await records.faults.add({ ...behaviour, operationId: "listStores", appKey: null, times: 2 }, NOW);
+      const theirs = await records.faults.add({ ...behaviour, operationId: "listStores", appKey: OTHER_APP, times: 1 }, NOW);
+      expect([mine.faultId, everyApp.faultId, theirs.faultId]).toEqual(["flt_1", "flt_2", "flt_3"]);
+      expect((await records.faults.take("listStores", APP, hit()))?.faultId).toBe("flt_1");
+      expect((await records.faults.take("listStores", APP, hit()))?.faultId).toBe("flt_2");
+      // The key-based interface (no app key) meets only faults for every app.
+      expect((await records.faults.take("listStores", undefined, hit()))?.faultId).toBe("flt_2");
+      expect(await records.faults.take("listStores", undefined, hit())).toBeUndefined();
+      expect(await records.faults.take("getStore", OTHER_APP, hit())).toBeUndefined();
+      const listed = await records.faults.list({ appKey: APP });
+      expect(listed.map((fault) => [fault.faultId, fault.remaining, fault.hits.length])).toEqual([["flt_1", 0, 1], ["flt_2", 0, 2]]);
+      await records.faults.finishHit("flt_1", { ...hit(), status: 500, code: 100099 });
+      expect((await records.faults.list({ appKey: APP }))[0]?.hits[0]).toMatchObject({ status: 500, code: 100099 });
+      expect((await records.faults.delete("flt_3"))?.appKey).toBe(OTHER_APP);
+      expect(await records.faults.delete("flt_3")).toBeUndefined();
+      // 100 per scope; a spent one makes room, else 100018.
+      for (let i = 1; i < 100; i++) await records.faults.add({ ...behaviour, operationId: "getStore", appKey: APP, times: 1 }, NOW);
+      await records.faults.add({ ...behaviour, operationId: "getStore", appKey: APP, times: 1 }, NOW);
+      expect((await records.faults.list({ operationId: "listStores", appKey: APP })).map((fault) => fault.faultId)).toEqual(["flt_2"]);
+      await expect(records.faults.add({ ...behaviour, operationId: "getStore", appKey: APP, times: 1 }, NOW)).rejects.toMatchObject({ entry: { code: 100018 } });
+      await records.faults.clear(APP);
+      expect((await records.faults.list()).map((fault) => fault.faultId)).toEqual(["flt_2"]);
+      await records.faults.clear();
+      expect(await records.faults.list()).toEqual([]);
+      expect((await records.faults.add({ ...behaviour, operationId: "listStores", appKey: null, times: 1 }, NOW)).faultId).toBe("flt_1");
+    }));
+
     it("keeps a committed transaction's callback deliveries: listed newest first and filtered, claimed while pending, saved, reopened", withStore(async (records) => {
       const first = delivery(APP, { tradeNo: "20261122101530000A1" });
       const second = delivery(APP, { type: "member_card.application.approved", tradeNo: null, applicationId: 910_000_000_201n });

@@ -21,6 +21,12 @@ export interface ConnectionSettings {
   connectTimeoutMs?: number;
   /** How long one statement may run. Default 10000 ms. */
   statementTimeoutMs?: number;
+  /**
+   * Wait for each commit to reach the disk (default true). The nonce store's own connections
+   * turn it off: a server crash may then lose the last fraction of a second of nonces, as Redis
+   * with appendfsync everysec may, and no request waits for a disk flush.
+   */
+  synchronousCommit?: boolean;
 }
 
 /** The URL without its password (and without a password in its query), for messages and logs. */
@@ -81,14 +87,20 @@ export interface Database {
   readonly server: string;
   readonly schema: string;
   query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
-  /** Runs `work` in one transaction, holding the advisory lock named `lockName` until it ends. */
-  transaction<T>(lockName: string, work: (client: Session) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction, holding the advisory lock named `lockName` until it ends:
+   * from the start, or with `lazy`, from the first `session.lock()` (a transaction that only
+   * inserts, its keys unique by constraint, need not wait for the others).
+   */
+  transaction<T>(lockName: string, work: (client: Session) => Promise<T>, options?: { lazy?: boolean }): Promise<T>;
   close(): Promise<void>;
 }
 
 /** One connection inside a transaction. */
 export interface Session {
   query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  /** Takes the transaction's advisory lock now, if it does not hold it yet. */
+  lock(): Promise<void>;
 }
 
 /** An advisory lock key (a signed 64-bit integer) for a name: the same name, the same lock, on every instance. */
@@ -151,7 +163,7 @@ export function createDatabase(settings: ConnectionSettings): Database {
         idle_in_transaction_session_timeout: statementTimeoutMs * 3,
         keepAlive: true,
         application_name: "mop-sandbox",
-        options: `-c search_path=${schema}`,
+        options: `-c search_path=${schema}${settings.synchronousCommit === false ? " -c synchronous_commit=off" : ""}`,
       };
       const pool: Pool = new pg.Pool(config);
       // An idle connection that breaks is dropped by the pool; the next query reconnects.
@@ -181,10 +193,12 @@ export function createDatabase(settings: ConnectionSettings): Database {
         throw mapped(error);
       }
     },
-    async transaction(lockName, work) {
+    async transaction(lockName, work, options = {}) {
       const client = await connect();
       let broken: unknown;
+      let locked: Promise<void> | undefined;
       const session: Session = {
+        lock: () => (locked ??= session.query(`SELECT pg_advisory_xact_lock(${lockKey(lockName)})`).then(() => undefined)),
         async query<R extends QueryResultRow>(text: string, values?: unknown[]) {
           try {
             return (await client.query<R>(text, values)).rows;
@@ -197,7 +211,12 @@ export function createDatabase(settings: ConnectionSettings): Database {
       };
       try {
         // One round trip: the transaction and its lock (a literal key, so no parameters).
-        await session.query(`BEGIN; SELECT pg_advisory_xact_lock(${lockKey(lockName)})`);
+        if (options.lazy) {
+          await session.query("BEGIN");
+        } else {
+          locked = session.query(`BEGIN; SELECT pg_advisory_xact_lock(${lockKey(lockName)})`).then(() => undefined);
+          await locked;
+        }
         const result = await work(session);
         await session.query("COMMIT");
         return result;

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { SandboxClock } from "../../clock.js";
 import type { SandboxFixtures } from "../../fixtures/load.js";
-import { createAppLocks } from "../app-locks.js";
+import { createAppGates } from "../app-locks.js";
 import { createReferenceRecords } from "../reference.js";
 import { checkTransactionApp, quotaError, StoreUnavailableError, type StoreQuotas } from "../rules.js";
 import type {
@@ -57,6 +57,8 @@ export interface PostgresRecordsOptions {
   applyMigrations: boolean;
   /** How far ahead the callback log looks for deliveries due (the poll interval). */
   pollIntervalMs: number;
+  /** The pool's size (connections at most). */
+  poolSize: number;
 }
 
 /** The fixtures' fingerprint: the same data set (after the id range's filtering) gives the same hash. */
@@ -71,8 +73,12 @@ const LISTENER_LEASE_MS = 15_000;
 const decodeRows = <T>(rows: Row[]): T[] => rows.map((row) => decodeRecord<T>(row.record));
 const decodeFirst = <T>(rows: Row[]): T | undefined => (rows[0] === undefined ? undefined : decodeRecord<T>(rows[0].record));
 
-/** Reads through a session (a transaction's) or the pool. */
-function readsOn(run: Session["query"]): RecordReads {
+/** Reads through a session (a transaction's, which first takes the app's lock) or the pool. */
+function readsOn(query: Session["query"], before: () => Promise<void> = async () => undefined): RecordReads {
+  const run: Session["query"] = async (text, values) => {
+    await before();
+    return query(text, values);
+  };
   return {
     customerByOpenUserId: async (appKey, openUserId) => decodeFirst(await run<Row>("SELECT record::text AS record FROM customers WHERE app_key = $1 AND open_user_id = $2", [appKey, openUserId])),
     customerByAppUserId: async (appKey, appUserId) => decodeFirst(await run<Row>("SELECT record::text AS record FROM customers WHERE app_key = $1 AND app_user_id = $2", [appKey, appUserId.toString()])),
@@ -98,6 +104,8 @@ async function insertFixtureCustomers(session: Session, customers: readonly Cust
 
 /** One row changed, or the record was never inserted: a caller's bug, said plainly. */
 async function updateOne(session: Session, text: string, values: unknown[], what: string): Promise<void> {
+  // A change of an existing record builds on what was read of it: under the app's lock.
+  await session.lock();
   const rows = await session.query(`${text} RETURNING 1 AS updated`, values);
   if (rows.length !== 1) throw new Error(`${what} does not exist: insert it first`);
 }
@@ -105,19 +113,27 @@ async function updateOne(session: Session, text: string, values: unknown[], what
 function transactionOn(session: Session, appKey: string, options: PostgresRecordsOptions, enqueue: (session: Session, delivery: Parameters<RecordsTransaction["enqueueCallback"]>[0]) => Promise<void>): RecordsTransaction {
   const run = session.query.bind(session);
   const { quotas } = options;
-  async function count(column: "orders" | "trades", limit: number, kind: "orders" | "payment trades"): Promise<void> {
-    // The database counts, in this transaction: the row's lock orders concurrent inserts.
+  /**
+   * Inserts a record counted against a quota, in one statement: the database counts (the usage
+   * row's lock orders concurrent inserts) and inserts only when the count was below the limit.
+   * `insert` is the INSERT … SELECT of the record, its values from $3 on.
+   */
+  async function countedInsert(column: "orders" | "trades", limit: number, kind: "orders" | "payment trades", insert: string, values: unknown[]): Promise<void> {
     const rows = await run(
-      `INSERT INTO app_usage AS usage (app_key, ${column}) VALUES ($1, 1)
-       ON CONFLICT (app_key) DO UPDATE SET ${column} = usage.${column} + 1 WHERE usage.${column} < $2
-       RETURNING ${column}`,
-      [appKey, limit],
+      `WITH counted AS (
+         INSERT INTO app_usage AS usage (app_key, ${column}) VALUES ($1, 1)
+         ON CONFLICT (app_key) DO UPDATE SET ${column} = usage.${column} + 1 WHERE usage.${column} < $2
+         RETURNING 1
+       )
+       ${insert} FROM counted RETURNING 1 AS inserted`,
+      [appKey, limit, ...values],
     );
     if (rows.length === 0) throw quotaError(kind, appKey, limit);
   }
   return {
     appKey,
-    ...readsOn(run),
+    // A read is what a check-then-write builds on: from the first one, the app's lock is held.
+    ...readsOn(run, () => session.lock()),
     async insertCustomer(customer) {
       checkTransactionApp(appKey, customer.appKey, "customer");
       await run("INSERT INTO customers (app_key, app_user_id, open_user_id, record) VALUES ($1, $2, $3, $4::jsonb)", [appKey, customer.appUserId.toString(), customer.openUserId, encodeRecord(customer)]);
@@ -128,8 +144,7 @@ function transactionOn(session: Session, appKey: string, options: PostgresRecord
     },
     async insertOrder(order) {
       checkTransactionApp(appKey, order.appKey, "order");
-      await count("orders", quotas.maxOrdersPerApp, "orders");
-      await run("INSERT INTO orders (id, app_key, create_time, record) VALUES ($1, $2, $3, $4::jsonb)", [order.id.toString(), appKey, order.createTime, encodeRecord(order)]);
+      await countedInsert("orders", quotas.maxOrdersPerApp, "orders", "INSERT INTO orders (id, app_key, create_time, record) SELECT $3, $1, $4, $5::jsonb", [order.id.toString(), order.createTime, encodeRecord(order)]);
     },
     async updateOrder(order) {
       checkTransactionApp(appKey, order.appKey, "order");
@@ -137,10 +152,8 @@ function transactionOn(session: Session, appKey: string, options: PostgresRecord
     },
     async insertTrade(trade) {
       checkTransactionApp(appKey, trade.appKey, "trade");
-      await count("trades", quotas.maxTradesPerApp, "payment trades");
-      await run("INSERT INTO trades (trade_no, app_key, out_trade_no, status, expire_time, record) VALUES ($1, $2, $3, $4, $5, $6::jsonb)", [
+      await countedInsert("trades", quotas.maxTradesPerApp, "payment trades", "INSERT INTO trades (trade_no, app_key, out_trade_no, status, expire_time, record) SELECT $3, $1, $4, $5, $6, $7::jsonb", [
         trade.tradeNo,
-        appKey,
         trade.outTradeNo,
         trade.status,
         trade.expireTime,
@@ -205,7 +218,8 @@ export interface PostgresRecords extends SandboxRecords {
 export function createPostgresRecords(options: PostgresRecordsOptions): PostgresRecords {
   const { database, fixtures } = options;
   const reference = createReferenceRecords(fixtures);
-  const withLock = createAppLocks();
+  // A few of an app's transactions wait on its database lock at once, the rest here.
+  const withLock = createAppGates(Math.max(1, Math.floor(options.poolSize / 2)));
   const callbackLog = createPostgresCallbackLog({ database, clock: options.clock, instanceId: options.instanceId, leaseMs: options.leaseMs, horizonMs: options.pollIntervalMs });
   const hash = fixturesHash(fixtures);
   const faults = createPostgresFaultStore(database);
@@ -262,7 +276,7 @@ export function createPostgresRecords(options: PostgresRecordsOptions): Postgres
     },
     transaction(appKey, work) {
       return withLock(appKey, () =>
-        database.transaction(`app:${appKey}`, (session) => work(transactionOn(session, appKey, options, (s, delivery) => callbackLog.insert(s, delivery)))),
+        database.transaction(`app:${appKey}`, (session) => work(transactionOn(session, appKey, options, (s, delivery) => callbackLog.insert(s, delivery))), { lazy: true }),
       );
     },
     orders: (filter = {}) => list("orders", filter),
