@@ -16,7 +16,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 export type ProjectName = "unit" | "http" | "packaging";
 
 /** Folders under test/ whose files are unit tests, except the files listed in FILE_PROJECTS. */
-export const UNIT_FOLDERS = ["callbacks", "client", "contract", "signing", "suite", "versioning"];
+export const UNIT_FOLDERS = ["callbacks", "client", "contract", "json", "signing", "suite", "versioning"];
 /** Folders under test/ whose files are packaging tests, except the files listed in FILE_PROJECTS. */
 export const PACKAGING_FOLDERS = ["docs", "examples", "package", "portability", "workflows"];
 /** Files that belong elsewhere than their folder says. */
@@ -92,6 +92,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "packaging",
+          // One npm pack per run, shared by the tests that install the package (test/support/packed-tarball.ts).
+          globalSetup: ["./test/support/packed-tarball.setup.ts"],
           include: [...inFolders(PACKAGING_FOLDERS), ...filesOf("packaging")],
           exclude: [...configDefaults.exclude, ...filesOf("unit"), ...filesOf("http")],
         },

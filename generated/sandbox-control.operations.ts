@@ -107,6 +107,20 @@ export const sandboxControlOperations = {
     "hasBody": false,
     "bodyDefaults": []
   },
+  "redeliverCallback": {
+    "method": "POST",
+    "path": "/callbacks/{eventId}/redeliver",
+    "query": {},
+    "pathParams": [
+      "eventId"
+    ],
+    "hasBody": true,
+    "bodyDefaults": [
+      "afterSeconds",
+      "times",
+      "everySeconds"
+    ]
+  },
   "listFaults": {
     "method": "GET",
     "path": "/faults",

@@ -202,6 +202,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/callbacks/{eventId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a callback as a variant
+         * @description Sends a callback event again to its target, as a variant a receiver must handle: an exact
+         *     duplicate, members reordered, a tampered body, a wrong secret or a stale timestamp; now,
+         *     late (`afterSeconds`), or as duplicates on a schedule (`times`, `everySeconds`). Each
+         *     delivery is listed in listCallbackDeliveries under the event's `redeliveries`, marked with
+         *     its variant and whether the receiver answered as a correct receiver must; it changes
+         *     neither the event's status nor its retries. Those due now are sent before the answer. An
+         *     event the sandbox does not hold, or one without a target, is 100009; past 100 redeliveries
+         *     kept for an event (the oldest sent ones make room) it is 100018. resetState drops them.
+         */
+        post: operations["redeliverCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/faults": {
         parameters: {
             query?: never;
@@ -345,8 +372,10 @@ export interface components {
          * TradeStatus
          * @description Payment trade status: WAIT_BUYER_PAY (waiting for the user to pay), SUCCESS (paid),
          *     REFUND (refunded), CLOSED (closed by timeout or actively), UNKNOWN (unknown). Moves
-         *     (designed): WAIT_BUYER_PAY→SUCCESS|CLOSED, SUCCESS→REFUND. Clients must accept UNKNOWN
-         *     and keep polling or wait for the callback.
+         *     (designed): WAIT_BUYER_PAY→SUCCESS|CLOSED|UNKNOWN, UNKNOWN→SUCCESS|CLOSED, SUCCESS→REFUND.
+         *     UNKNOWN means the payment's result is not known yet (the payment channel has not
+         *     confirmed it): clients must accept it, never treat it as a failure, and keep polling or
+         *     wait for the callback, which follows once the result is known.
          * @enum {string}
          */
         TradeStatus: "WAIT_BUYER_PAY" | "SUCCESS" | "REFUND" | "CLOSED" | "UNKNOWN";
@@ -434,15 +463,16 @@ export interface components {
         /**
          * ControlErrorCode
          * Format: int32
-         * @description Envelope code of a failed request of the sandbox's control API (the signed interface's registry, control-only codes included), from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key, or the server cannot remember more nonces for the app within the timestamp window (or its shared nonce store is unreachable) and refuses rather than risk a replay; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request; answered by the sandbox (its control API and cashier too) and by mop proxy. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app; reset the sandbox or use another app. 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300008 ORDER_SERVICE_NOT_STARTABLE: Service can start only for a paid (status 1) service-type order (sandbox control API). 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400003 TRADE_NOT_PAYABLE: The trade is not waiting for payment (it is paid, refunded or closed). 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0). 500004 CREDIT_APPLICATION_NOT_FOUND: The member-card credit application does not exist. 500005 CREDIT_APPLICATION_NOT_PENDING: The credit application has already been approved or rejected.
+         * @description Envelope code of a failed request of the sandbox's control API (the signed interface's registry, control-only codes included), from the error-code registry (openapi/errors.yaml; docs/errors.md). 100001 SIGNATURE_HEADER_MISSING: A signature header (X-App-Key, X-Timestamp, X-Nonce or X-Sign) is missing or empty. 100002 APP_KEY_UNKNOWN: The X-App-Key is not a known application, or the application is disabled. 100003 SIGNATURE_MISMATCH: The X-Sign does not match the HMAC-SHA256 of appKey + timestamp + nonce + body under any valid secret of the app. 100004 TIMESTAMP_OUT_OF_WINDOW: The X-Timestamp is more than 300 seconds before or after the server's clock. 100005 NONCE_REUSED: The X-Nonce was already used by this app key within the timestamp window. 100006 RATE_LIMITED: Too many requests from this app key, or the server cannot remember more nonces for the app within the timestamp window (or its shared nonce store is unreachable) and refuses rather than risk a replay; retry after the interval in the Retry-After header. 100007 MERCHANT_MODULE_FORBIDDEN: The app has no permission on the merchant module. 100008 MERCHANT_DATA_FORBIDDEN: The app has no data permission for that merchant (the merchant is not authorised for the app). 100009 VALIDATION_FAILED: Parameter validation failed; the message names each failing field and the rule it breaks. 100010 TIMESTAMP_MALFORMED: The X-Timestamp is not 10 decimal digits of Unix time in seconds (a millisecond timestamp is refused here). 100011 NONCE_MALFORMED: The X-Nonce is not 8 to 64 characters of A-Z, a-z, 0-9, underscore or hyphen. 100012 SIGNATURE_MALFORMED: The X-Sign is not standard padded Base64 of 32 bytes (a hexadecimal signature is refused here). 100013 BODY_TOO_LARGE: The request body is larger than 1 MiB. 100014 UNSUPPORTED_MEDIA_TYPE: A request with a body must be sent as application/json. 100015 PATH_NOT_FOUND: No operation exists at this path. 100016 METHOD_NOT_ALLOWED: The path exists but not with this HTTP method. 100017 REQUEST_SITE_REFUSED: The request's Host is not a name the server serves (refused before any routing, like an unknown path), or a browser page of another origin sent a state-changing request; answered by the sandbox (its control API and cashier too) and by mop proxy. 100018 APP_QUOTA_EXCEEDED: The app has as many stored orders or payment trades as the sandbox keeps per app (or, on the control API, as many faults or pending redeliveries); reset the sandbox or use another app. 100019 FAULT_NOT_FOUND: The sandbox holds no fault with this faultId (deleted already, or dropped by a reset). 100099 INTERNAL_ERROR: An unexpected server error; nothing was changed. Report it with the request's time and X-Nonce. 200001 MERCHANT_NOT_FOUND: The merchant does not exist. 200002 MERCHANT_OFFLINE: The merchant is offline (disabled) and cannot be served. 200003 STORE_NOT_FOUND: The store does not exist, or does not belong to the given merchant. 200004 STORE_DISABLED: The store is disabled (status 1) and cannot take orders or write-offs. 200005 CUSTOMER_NOT_FOUND: The app-user mapping id (userId / appUserId) is unknown to this app; obtain it from customer sync. 300001 ORDER_NOT_FOUND: The order does not exist for this merchant. 300002 ORDER_NOT_PENDING_PAYMENT: Payment may be started only for an order in status 0 (pending payment). 300003 ORDER_NOT_CANCELLABLE: Only an order in status 0 (pending payment) can be cancelled. 300004 ORDER_NOT_REFUNDABLE: A refund applies only to an order in status 1 (paid). 300005 ORDER_NOT_SERVICE_TYPE: Write-off applies only to service-type orders (orderType 3, voucher purchase). 300006 ORDER_NOT_WRITE_OFFABLE: A service-type order can be written off only in status 1 (paid) or 2 (in service). 300007 ORDER_AMOUNT_OUT_OF_RANGE: The order total (sum of price x quantity) exceeds 2147483647 fen. 300008 ORDER_SERVICE_NOT_STARTABLE: Service can start only for a paid (status 1) service-type order (sandbox control API). 300009 ORDER_ZERO_AMOUNT: An order whose totalAmount is 0 cannot be paid through a payment trade (a trade's totalAmount is at least 1 fen). 400001 TRADE_NOT_FOUND: No payment trade with this tradeNo exists for the app. 400002 OUT_TRADE_NO_CONFLICT: The outTradeNo was already used for the app with different parameters, or by the other of createCashierSession and payOrder (which share one namespace); repeat the original parameters to get the original trade. 400003 TRADE_NOT_PAYABLE: The trade is not waiting for payment (it is paid, refunded or closed). 400004 OUT_REFUND_NO_CONFLICT: The outRefundNo was already used by the app with different parameters (order, merchant or reason); repeat the original parameters to get the original refund. 400005 CALLBACK_EVENT_NOT_FOUND: The sandbox's delivery log holds no callback event with this eventId (a reset drops them). 500001 CARD_TEMPLATE_NOT_FOUND: The card template does not exist for this merchant. 500002 CARD_TIER_NOT_FOUND: The top-up tier does not belong to the card template. 500003 CARD_TIER_NOT_APPLICABLE: A tierId may be sent only for a stored-value card template (cardType 0). 500004 CREDIT_APPLICATION_NOT_FOUND: The member-card credit application does not exist. 500005 CREDIT_APPLICATION_NOT_PENDING: The credit application has already been approved or rejected.
          * @enum {integer}
          */
-        ControlErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100017 | 100018 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300008 | 300009 | 400001 | 400002 | 400003 | 400004 | 500001 | 500002 | 500003 | 500004 | 500005;
+        ControlErrorCode: 100001 | 100002 | 100003 | 100004 | 100005 | 100006 | 100007 | 100008 | 100009 | 100010 | 100011 | 100012 | 100013 | 100014 | 100015 | 100016 | 100017 | 100018 | 100019 | 100099 | 200001 | 200002 | 200003 | 200004 | 200005 | 300001 | 300002 | 300003 | 300004 | 300005 | 300006 | 300007 | 300008 | 300009 | 400001 | 400002 | 400003 | 400004 | 400005 | 500001 | 500002 | 500003 | 500004 | 500005;
         /**
          * ControlErrorEnvelope
          * @description Envelope of a failed call of the sandbox's control API. `code` is one of the signed
-         *     interface's registry codes, including the four that only the control API returns (300008,
-         *     400003, 500004, 500005); `msg` says what failed; `data` is always null.
+         *     interface's registry codes, including those only the control API returns (`appliesTo:
+         *     control` in the registry: 100019, 300008, 400003, 400005, 500004, 500005); `msg` says what
+         *     failed; `data` is always null.
          */
         ControlErrorEnvelope: {
             code: components["schemas"]["ControlErrorCode"];
@@ -712,6 +742,65 @@ export interface components {
             };
         };
         /**
+         * CallbackVariant
+         * @description How a redelivery differs from the event's own delivery (docs/scenarios.md):
+         *     `exact` the same body and event id, freshly signed (a duplicate: acknowledge it, process it
+         *     once); `reordered-fields` the same JSON with its members in another order, signed over those
+         *     bytes (acknowledge it: receivers verify the raw bytes, never a re-serialisation);
+         *     `tampered-body` a body changed after signing, `wrong-secret` signed with a secret that is not
+         *     the app's (a rotation the receiver missed looks the same), `stale-timestamp` signed with a
+         *     timestamp outside the window (refuse these three).
+         * @enum {string}
+         */
+        CallbackVariant: "exact" | "tampered-body" | "wrong-secret" | "stale-timestamp" | "reordered-fields";
+        /**
+         * Redelivery
+         * @description One delivery of a callback variant, scheduled or sent, marked with its variant and what a correct receiver answers to it.
+         */
+        Redelivery: {
+            /** @description Its id, `rdl_` and a number counted from 1 (the count restarts on a reset). */
+            redeliveryId: string;
+            variant: components["schemas"]["CallbackVariant"];
+            /**
+             * @description `scheduled`: not sent yet; `sent`: sent (whatever the receiver answered); `refused`: not sent, the target is refused (notify-target policy) or the app has no secret.
+             * @enum {string}
+             */
+            status: "scheduled" | "sent" | "refused";
+            /** @description When it is (or was) due, sandbox clock. */
+            dueTime: components["schemas"]["DateTime"];
+            /** @description When it was sent (sandbox clock); null until then. */
+            time: components["schemas"]["DateTime"] | null;
+            /**
+             * Format: int32
+             * @description How long the receiver took; null until sent.
+             */
+            durationMs: number | null;
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status; null when there was no answer.
+             */
+            httpStatus: number | null;
+            /** @description Why there was no answer (timeout, refused connection, refused target); null otherwise. */
+            error: string | null;
+            /** @description The first 200 bytes of a non-2xx answer (the receiver's reason); null otherwise. */
+            responseBody: string | null;
+            /** @description True when the receiver answered 2xx in time; null until sent. */
+            acknowledged: boolean | null;
+            /**
+             * @description What a correct receiver does with this variant.
+             * @enum {string}
+             */
+            expected: "acknowledged" | "refused";
+            /** @description Whether the receiver did; null until sent. */
+            asExpected: boolean | null;
+            /** @description The signature headers sent, X-Sign masked (as in CallbackAttempt); empty until sent. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The exact body sent when it differs from the event's (tampered-body, reordered-fields); null when it is the event's own. */
+            body: string | null;
+        };
+        /**
          * CallbackDelivery
          * @description A callback event and its delivery log.
          */
@@ -741,6 +830,8 @@ export interface components {
             body: string;
             /** @description Attempts so far, oldest first. */
             attempts: components["schemas"]["CallbackAttempt"][];
+            /** @description Variant deliveries asked for with redeliverCallback, in the order they are due, each marked with its variant (they change neither the event's status nor its retries). */
+            redeliveries?: components["schemas"]["Redelivery"][];
         };
         /**
          * CallbackDeliveryList
@@ -763,6 +854,51 @@ export interface components {
             code: components["schemas"]["ControlSuccessCode"];
             msg: components["schemas"]["SuccessMsg"];
             data: components["schemas"]["CallbackDeliveryList"];
+        };
+        /**
+         * RedeliverCallbackRequest
+         * @description Which variant to deliver, and when: now (default), late (`afterSeconds`), and as duplicates
+         *     on a schedule (`times` deliveries, `everySeconds` apart). Times are on the sandbox clock, so
+         *     advanceClock sends every redelivery it makes due.
+         */
+        RedeliverCallbackRequest: {
+            variant: components["schemas"]["CallbackVariant"];
+            /**
+             * Format: int32
+             * @description Send the first one this late (sandbox clock); 0 sends it now, and the answer says what the receiver answered.
+             * @default 0
+             */
+            afterSeconds?: number;
+            /**
+             * Format: int32
+             * @description How many deliveries of the variant.
+             * @default 1
+             */
+            times?: number;
+            /**
+             * Format: int32
+             * @description Seconds between them (sandbox clock), when times is more than 1.
+             * @default 60
+             */
+            everySeconds?: number;
+        };
+        /**
+         * RedeliveryResult
+         * @description The redeliveries this call made or scheduled.
+         */
+        RedeliveryResult: {
+            eventId: components["schemas"]["EventId"];
+            /** @description In the order they are due; those due now were sent before the answer. */
+            redeliveries: components["schemas"]["Redelivery"][];
+        };
+        /**
+         * RedeliveryResultEnvelope
+         * @description Success envelope of redeliverCallback.
+         */
+        RedeliveryResultEnvelope: {
+            code: components["schemas"]["ControlSuccessCode"];
+            msg: components["schemas"]["SuccessMsg"];
+            data: components["schemas"]["RedeliveryResult"];
         };
         /**
          * FaultId
@@ -978,7 +1114,16 @@ export interface components {
                 "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
-        /** @description HTTP 404. The trade, order or credit application does not exist. The envelope carries the error code of the signed interface's registry (docs/errors.md). */
+        /** @description HTTP 403. A browser page of another origin sent this state-changing request (100017: the control API takes them only from its own pages or from non-browser clients), or the sandbox keeps no more of these for the app (100018: delete some or reset). The envelope carries the error code of the signed interface's registry (docs/errors.md). */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
+            };
+        };
+        /** @description HTTP 404. The trade, order, credit application, fault or callback event does not exist. The envelope carries the error code of the signed interface's registry (docs/errors.md). */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1023,15 +1168,6 @@ export interface components {
                 "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
-        /** @description HTTP 403. The sandbox keeps no more of these for the app (100018); delete some or reset. The envelope carries the error code of the signed interface's registry (docs/errors.md). */
-        QuotaExceeded: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ControlErrorEnvelope"];
-            };
-        };
     };
     parameters: {
         /**
@@ -1069,6 +1205,11 @@ export interface components {
          * @example failed
          */
         DeliveryStatusQuery: components["schemas"]["DeliveryStatus"];
+        /**
+         * @description The callback event's id, as payTrade answered it or listCallbackDeliveries lists it.
+         * @example evt_9f2c4e8a1b7d4c03
+         */
+        EventIdPath: components["schemas"]["EventId"];
         /**
          * @description Only faults that apply to this app's requests (its own and those set for every app).
          * @example demo-app-key
@@ -1124,10 +1265,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PayTradeResultEnvelope"];
+                    "application/json": components["schemas"]["PayTradeResultEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1156,12 +1298,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ControlTradeEnvelope"];
+                    "application/json": components["schemas"]["ControlTradeEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1186,12 +1330,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ControlOrderEnvelope"];
+                    "application/json": components["schemas"]["ControlOrderEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1216,12 +1362,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApplicationReviewResultEnvelope"];
+                    "application/json": components["schemas"]["ApplicationReviewResultEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1250,10 +1398,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApplicationReviewResultEnvelope"];
+                    "application/json": components["schemas"]["ApplicationReviewResultEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1276,7 +1425,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClockEnvelope"];
+                    "application/json": components["schemas"]["ClockEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1302,10 +1451,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdvanceClockResultEnvelope"];
+                    "application/json": components["schemas"]["AdvanceClockResultEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -1326,10 +1476,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClockEnvelope"];
+                    "application/json": components["schemas"]["ClockEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1369,10 +1521,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CallbackDeliveryListEnvelope"];
+                    "application/json": components["schemas"]["CallbackDeliveryListEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    redeliverCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The callback event's id, as payTrade answered it or listCallbackDeliveries lists it.
+                 * @example evt_9f2c4e8a1b7d4c03
+                 */
+                eventId: components["parameters"]["EventIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverCallbackRequest"];
+            };
+        };
+        responses: {
+            /** @description The redeliveries, with the receiver's answers to those sent now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliveryResultEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1402,7 +1590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FaultListEnvelope"];
+                    "application/json": components["schemas"]["FaultListEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1428,11 +1616,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FaultEnvelope"];
+                    "application/json": components["schemas"]["FaultEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
-            403: components["responses"]["QuotaExceeded"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -1459,10 +1647,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FaultEnvelope"];
+                    "application/json": components["schemas"]["FaultEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1490,10 +1681,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ResetResultEnvelope"];
+                    "application/json": components["schemas"]["ResetResultEnvelope"] | components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -4,11 +4,13 @@ import type { CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
 import { formatPlatformTime } from "./clock.js";
 import { maskHeader } from "./dashboard/masking.js";
 import type { SandboxContext } from "./context.js";
+import { signedError } from "./errors.js";
 import { approveApplication, rejectApplication } from "./domain/member-cards.js";
 import { startOrderService } from "./domain/orders.js";
 import { closeTrade, controlTradeView, expireDueTrades, paymentOutcomeView, payTrade } from "./domain/payments.js";
 import { createFault, deleteFault, listFaults } from "./faults/control.js";
-import { signedError, type OperationHandlers } from "../server/index.js";
+import { redeliveryView, type RedeliveryRequest } from "./scenarios/redeliveries.js";
+import type { OperationHandlers } from "../server/index.js";
 import type { operations as ControlOperations } from "../../generated/sandbox-control.js";
 import type { sandboxControlOperations } from "../../generated/sandbox-control.operations.js";
 
@@ -27,11 +29,12 @@ export async function resetClock(ctx: SandboxContext) {
   return clockView(ctx);
 }
 
-/** Moves the clock; trades expire and due callback retries go out at once. */
+/** Moves the clock; trades expire, UNKNOWN results become known, and due callback retries and redeliveries go out at once. */
 export async function advanceClock(ctx: SandboxContext, seconds: number) {
   ctx.clock.setOffset(await ctx.records.clockOffset.advance(seconds * 1000));
   const expiredTrades = await expireDueTrades(ctx);
   ctx.callbacks.clockAdvanced();
+  void ctx.scenarios.redeliveries.sendDue(ctx);
   return { ...clockView(ctx), expiredTrades };
 }
 
@@ -63,12 +66,18 @@ export interface DeliveryFilter {
   status?: CallbackDeliveryRecord["status"];
 }
 
-/** The delivery log, newest first. */
+/** The delivery log, newest first, each event with the redeliveries asked of this instance. */
 export async function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter & { limit?: number }) {
-  const list = (await ctx.callbacks.events(filter)).map(deliveryView);
+  const list = (await ctx.callbacks.events(filter)).map((event) => ({ ...deliveryView(event), redeliveries: ctx.scenarios.redeliveries.of(event.eventId).map(redeliveryView) }));
   return { list, total: list.length };
 }
 
+export async function redeliverCallback(ctx: SandboxContext, eventId: string, request: RedeliveryRequest) {
+  const event = await ctx.callbacks.event(eventId);
+  if (!event) throw signedError("CALLBACK_EVENT_NOT_FOUND", `eventId: the sandbox holds no callback event ${eventId} (a reset drops them); listCallbackDeliveries shows those there are.`);
+  const made = await ctx.scenarios.redeliveries.redeliver(ctx, event, request);
+  return { eventId, redeliveries: made.map(redeliveryView) };
+}
 /**
  * Drops what requests created, for one app (`appKey`) or for every app, and restores the
  * fixtures' customers. Records shared by a team (PostgreSQL) are reset one app at a time:
@@ -112,6 +121,7 @@ export function controlOperations(ctx: SandboxContext): OperationHandlers<Contro
     advanceClock: (input) => advanceClock(ctx, input.body.seconds),
     resetClock: () => resetClock(ctx),
     listCallbackDeliveries: (input) => listDeliveries(ctx, input.query),
+    redeliverCallback: (input) => redeliverCallback(ctx, input.path.eventId, input.body),
     createFault: (input) => createFault(ctx, input.body),
     listFaults: (input) => listFaults(ctx, input.query),
     deleteFault: (input) => deleteFault(ctx, input.path.faultId),

@@ -225,7 +225,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     publicBaseUrl: (requestOrigin) => (options.publicBaseUrl ?? listenUrl ?? requestOrigin).replace(/\/+$/, ""),
     servedHosts,
     cashierKeys: createCashierKeys(),
-    scenarios: new Scenarios(store.records.faults),
+    // Redeliveries go out as the callbacks do: the same fetch, timeout and notify-target policy.
+    scenarios: new Scenarios(store.records.faults, {
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      timeoutMs: options.callbackTimeoutMs ?? 5000,
+      checkTarget: (url) => deliveryTargetProblem(url, notifyPolicy, options.resolveHost),
+    }),
   };
   // Opened once: the records, then the deliveries they keep (resumed after a restart).
   const opened = store.open().then((report) => {

@@ -3,34 +3,14 @@
 // per-caller rate limit of both.
 import type { NextFunction, Request, Response } from "express";
 import { operationRoutes, SIGNATURE_WINDOW_SECONDS } from "../contract/index.js";
-import { precheckSignedRequest, verifySignedRequest, type NonceStore, type RequestHeaders, type SignatureFailure } from "../signing/index.js";
+import { precheckForVerification, verifyPrecheckedRequest, type NonceStore, type RequestHeaders, type SignatureFailure } from "../signing/index.js";
 import { announcesBody } from "./body.js";
 import { keyedError, signedError, type RefusalError } from "./errors.js";
 import type { ServerLogger } from "./logger.js";
 import { requestState } from "./state.js";
 
-/** An application as the signed interface's checks see it. */
-export interface ServerApp {
-  /** Its secrets, newest first; several while a secret is being rotated. */
-  readonly appSecrets: readonly string[];
-  /** The merchants authorised for the app (handlers check them; the kit does not). */
-  readonly merchantIds?: readonly bigint[];
-  /** Module permissions, e.g. "merchant-module" (handlers check them). */
-  readonly permissions?: readonly string[];
-  /** Requests per second allowed for the app (100006 above it); none when undefined. */
-  readonly rateLimitPerSecond?: number;
-}
-
-/** App key → the app, or undefined for an unknown or disabled one (100002). May be async (a database). */
-export type AppLookup = (appKey: string) => ServerApp | undefined | Promise<ServerApp | undefined>;
-
-/** A key-based caller: an account's API key. */
-export interface ApiKeyAccount {
-  readonly rateLimitPerSecond?: number;
-}
-
-/** API key → the account, or undefined for an unknown or revoked key (401). */
-export type ApiKeyLookup = (apiKey: string) => ApiKeyAccount | undefined;
+export type { ApiKeyAccount, ApiKeyLookup, AppLookup, ServerApp } from "./callers.js";
+import type { ApiKeyLookup, AppLookup } from "./callers.js";
 
 /** Fixed one-second windows on an injected clock, so tests can step past them. */
 export interface RateLimiter {
@@ -72,10 +52,6 @@ function signatureHeaders(req: Request): RequestHeaders {
   return { "x-app-key": headers["x-app-key"], "x-timestamp": headers["x-timestamp"], "x-nonce": headers["x-nonce"], "x-sign": headers["x-sign"] };
 }
 
-async function secretsOf(options: SignatureCheckOptions, appKey: string): Promise<readonly string[] | undefined> {
-  return (await options.apps(appKey))?.appSecrets;
-}
-
 /** The request's path without the query, as the client sent it. */
 function requestPath(req: Request): string {
   const url = req.originalUrl;
@@ -101,58 +77,57 @@ function bodyOnBodylessOperation(req: Request): RefusalError | undefined {
   );
 }
 
+function refused(options: SignatureCheckOptions, failure: SignatureFailure, req: Request, res: Response, bodyRead: boolean): RefusalError {
+  if (failure.cause !== undefined) options.logger.error("Signature check failed internally.", { error: failure.cause });
+  if (failure.name !== "RATE_LIMITED" && failure.name !== "INTERNAL_ERROR") {
+    requestState(res).signatureRefusal = { failure, bodyRead };
+    options.onSignatureRefused?.(failure, req, res);
+  }
+  return signedError(failure.name, failure.message, failure.name === "RATE_LIMITED" ? { "Retry-After": "5" } : {});
+}
+
 /**
- * Before the body is read: the signature headers' presence and format, the app key and the
- * timestamp window, so an unsigned or stale request costs no body buffering. It is the first
- * half of the same check (precheckSignedRequest: no HMAC, no nonce recorded), and its failures
- * are final; verifySignature checks the signature over the body once it is read. A body sent to
- * an operation that takes none is refused here too, before anything of it is read.
+ * Before the body is read: the signature headers' presence and format, the app key (the app
+ * looked up once for the whole request) and the timestamp window, so an unsigned or stale
+ * request costs no body buffering. Its verdict (the app, its secrets, the parsed headers) waits
+ * in the request state for signatureAfterBody, which goes on from it. A body sent to an
+ * operation that takes none is refused here too, before anything of it is read and before its
+ * nonce is recorded.
  */
-export function precheckSignature(options: SignatureCheckOptions) {
+export function signatureBeforeBody(options: SignatureCheckOptions) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    // Without a body there is nothing to buffer: the full check, right after, says it all.
-    if (!announcesBody(req)) return next();
-    const result = await precheckSignedRequest({
+    const state = requestState(res);
+    const checked = await precheckForVerification({
       headers: signatureHeaders(req),
-      secretsFor: (appKey) => secretsOf(options, appKey),
+      secretsFor: async (appKey) => {
+        const app = await options.apps(appKey);
+        state.app = app;
+        return app?.appSecrets;
+      },
       now: options.now,
       windowSeconds: SIGNATURE_WINDOW_SECONDS,
     });
-    if (!result.ok) {
-      if (result.cause !== undefined) options.logger.error("Signature check failed internally.", { error: result.cause });
-      if (result.name !== "INTERNAL_ERROR") options.onSignatureRefused?.(result, req, res);
-      return next(signedError(result.name, result.message));
-    }
-    next(bodyOnBodylessOperation(req));
+    // Without a body to read, a refusal here saw the whole request.
+    if (!checked.ok) return next(refused(options, checked, req, res, !announcesBody(req)));
+    state.signatureHead = checked;
+    next(announcesBody(req) ? bodyOnBodylessOperation(req) : undefined);
   };
 }
 
-/** Verifies the four signature headers over the raw body; sets state.appKey. */
-export function verifySignature(options: SignatureCheckOptions) {
+/** Once the raw body is read: the signature over it and the nonce, from signatureBeforeBody's verdict; sets state.appKey. */
+export function signatureAfterBody(options: SignatureCheckOptions) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const state = requestState(res);
-    const result = await verifySignedRequest({
-      headers: signatureHeaders(req),
-      body: state.rawBody ?? "",
-      secretsFor: (appKey) => secretsOf(options, appKey),
-      now: options.now,
-      nonceStore: options.nonceStore,
-      windowSeconds: SIGNATURE_WINDOW_SECONDS,
-    });
-    if (!result.ok) {
-      if (result.cause !== undefined) options.logger.error("Signature check failed internally.", { error: result.cause });
-      if (result.name !== "RATE_LIMITED" && result.name !== "INTERNAL_ERROR") options.onSignatureRefused?.(result, req, res);
-      const headers: Record<string, string> = result.name === "RATE_LIMITED" ? { "Retry-After": "5" } : {};
-      return next(signedError(result.name, result.message, headers));
-    }
+    const head = state.signatureHead;
+    if (!head) return next(new Error("the signature's body check ran without its header check"));
+    const result = await verifyPrecheckedRequest(head, state.rawBody ?? "", options.nonceStore);
+    if (!result.ok) return next(refused(options, result, req, res, true));
     state.appKey = result.appKey;
-    if (options.rateLimiter) {
-      const limit = (await options.apps(result.appKey))?.rateLimitPerSecond;
-      if (limit !== undefined) {
-        const wait = options.rateLimiter.take(`app:${result.appKey}`, limit);
-        if (wait > 0) {
-          return next(signedError("RATE_LIMITED", `Too many requests from app key ${result.appKey}: at most ${limit} per second. Retry after ${wait} s.`, { "Retry-After": String(wait) }));
-        }
+    const limit = state.app?.rateLimitPerSecond;
+    if (options.rateLimiter && limit !== undefined) {
+      const wait = options.rateLimiter.take(`app:${result.appKey}`, limit);
+      if (wait > 0) {
+        return next(signedError("RATE_LIMITED", `Too many requests from app key ${result.appKey}: at most ${limit} per second. Retry after ${wait} s.`, { "Retry-After": String(wait) }));
       }
     }
     next();

@@ -15,7 +15,7 @@ import { MerchantOpenPlatformError } from "../errors.js";
 import { createMemoryCallbackOutbox, type CallbackAttempt, type CallbackDelivery, type CallbackOutbox, type MaybePromise } from "./callback-outbox.js";
 import type { CallbackData, CallbackEventType } from "./callback-types.js";
 import { ServerConfigError } from "./errors.js";
-import { stringifyExactJson, toNumberCopy } from "./int64.js";
+import { stringifyExactJson, withBigIntsAsNumbers } from "../json/index.js";
 import { serverLogger, type ServerLogger } from "./logger.js";
 
 const SECOND = 1000;
@@ -318,7 +318,7 @@ export function createCallbackSender(options: CallbackSenderOptions): CallbackSe
       const createTime = input.createTime ?? now();
       const eventId = newEventId();
       const payload = { id: eventId, type: input.type, createTime: formatTime(createTime), data: input.data };
-      const problems = payloadProblems(input.type, toNumberCopy(payload));
+      const problems = payloadProblems(input.type, withBigIntsAsNumbers(payload));
       if (problems.length > 0) throw new CallbackPayloadError(`the ${input.type} callback payload does not match its webhook schema: ${problems.join("; ")}`);
       const data = input.data as { tradeNo?: unknown; applicationId?: unknown };
       return {

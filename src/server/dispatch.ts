@@ -2,27 +2,19 @@
 // and a dispatcher that calls the handler of the operationId the validator matched with one
 // typed input (body, query, path, request facts) and answers its result as the success envelope.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { compilePathTemplate, loadBundle, schemasFor, type Dialect, type PathTemplate, type SpecName } from "../contract/index.js";
+import { loadBundle, type SpecName } from "../contract/index.js";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
-import { respondSuccess } from "./envelope.js";
+import { sendSuccess, type AnswerWriter } from "./answer.js";
 import { keyedError, RefusalError, signedError } from "./errors.js";
-import { parseIdText } from "./int64.js";
-import { requestState } from "./state.js";
+import { requestState, type RequestState } from "./state.js";
 import { checkValidatorVersion, createSpecValidator, type SpecValidator } from "./validator.js";
-
-interface OpenApiRequestInfo {
-  openApiRoute: string;
-  schema: { operationId?: string };
-}
-
-type RequestWithOpenApi = Request & { openapi?: OpenApiRequestInfo };
 
 const sharedValidators = new Map<SpecName, SpecValidator>();
 
 function validatorFor(name: SpecName): SpecValidator {
   let validator = sharedValidators.get(name);
   if (!validator) {
-    validator = createSpecValidator(loadBundle(name));
+    validator = createSpecValidator(loadBundle(name), name);
     sharedValidators.set(name, validator);
   }
   return validator;
@@ -83,64 +75,6 @@ export type DispatchHandler = (input: DispatchInput) => unknown;
 /** Adds the request facts of an interface (appKey, apiKey) to a handler's input. */
 export type RequestFactsOf = (req: Request, res: Response) => Record<string, unknown>;
 
-const routePatterns = new Map<string, PathTemplate>();
-
-/** The route's template as Express matched it: letters of any case, one trailing "/" allowed. */
-function routePattern(openApiRoute: string): PathTemplate {
-  let pattern = routePatterns.get(openApiRoute);
-  if (!pattern) {
-    pattern = compilePathTemplate(openApiRoute, { caseInsensitive: true, trailingSlash: true });
-    routePatterns.set(openApiRoute, pattern);
-  }
-  return pattern;
-}
-
-/** The int64 path and query parameters of each operation, read from the spec once. */
-function int64ParametersOf(spec: SpecName): (operationId: string) => { path: string[]; query: string[] } {
-  const cache = new Map<string, { path: string[]; query: string[] }>();
-  return (operationId) => {
-    let found = cache.get(operationId);
-    if (!found) {
-      found = { path: [], query: [] };
-      for (const parameter of schemasFor(spec).parameters(operationId)) {
-        if (parameter.schema?.format !== "int64") continue;
-        if (parameter.in === "path") found.path.push(parameter.name);
-        else if (parameter.in === "query") found.query.push(parameter.name);
-      }
-      cache.set(operationId, found);
-    }
-    return found;
-  };
-}
-
-function readId(location: "path" | "query", name: string, text: string): bigint {
-  const value = parseIdText(text);
-  if (typeof value === "string") throw signedError("VALIDATION_FAILED", `${location}.${name} ${value}`);
-  return value;
-}
-
-/** Path parameters from the raw URL (the validator coerced its own copy to Numbers). */
-function rawPathParams(req: RequestWithOpenApi): Map<string, string> {
-  const rawPath = req.originalUrl.split("?", 1)[0] ?? "";
-  const pattern = routePattern(req.openapi?.openApiRoute ?? "");
-  const match = pattern.regexp.exec(rawPath);
-  return new Map(pattern.names.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? "")]));
-}
-
-/**
- * The raw text of a query parameter, as URLSearchParams.get reads it (the first occurrence,
- * "+" as a space, percent-decoding). A query without "+" or "%" is read as is, without building
- * the whole URLSearchParams.
- */
-function rawQueryValue(rawQuery: string, name: string): string | null {
-  if (rawQuery.includes("+") || rawQuery.includes("%")) return new URLSearchParams(rawQuery).get(name);
-  for (const pair of rawQuery.split("&")) {
-    const at = pair.indexOf("=");
-    if ((at < 0 ? pair : pair.slice(0, at)) === name) return at < 0 ? "" : pair.slice(at + 1);
-  }
-  return null;
-}
-
 /**
  * The registry names each operation declares (appliesTo: its operationId or all-signed /
  * all-keyed), for the run-time half of the check whose compile-time half is the handler types
@@ -168,30 +102,12 @@ function undeclaredRefusal(operationId: string, refusal: RefusalError): Error {
   );
 }
 
-function buildInput(req: RequestWithOpenApi, res: Response, int64: { path: string[]; query: string[] }, facts: RequestFactsOf, refuse: NonNullable<DispatchInput["refuse"]>): DispatchInput {
-  // The validated (and coerced) path values; int64 ids exact from the raw text.
-  const path: Record<string, unknown> = { ...req.params };
-  if (int64.path.length > 0) {
-    const raw = rawPathParams(req);
-    for (const name of int64.path) {
-      const text = raw.get(name);
-      if (text !== undefined) path[name] = readId("path", name, text);
-    }
-  }
-  const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
-  if (int64.query.length > 0) {
-    const at = req.originalUrl.indexOf("?");
-    const rawQuery = at < 0 ? "" : req.originalUrl.slice(at + 1);
-    for (const name of int64.query) {
-      const text = rawQueryValue(rawQuery, name);
-      if (text !== null) query[name] = readId("query", name, text);
-    }
-  }
+function buildInput(req: Request, res: Response, state: RequestState, facts: RequestFactsOf, refuse: NonNullable<DispatchInput["refuse"]>): DispatchInput {
   const input: DispatchInput = {
     refuse,
-    body: requestState(res).body,
-    query,
-    path,
+    body: state.body,
+    query: state.query ?? {},
+    path: state.path ?? {},
     request: req,
     get origin() {
       return `${req.protocol}://${req.get("host") ?? "127.0.0.1"}`;
@@ -202,32 +118,29 @@ function buildInput(req: RequestWithOpenApi, res: Response, int64: { path: strin
 
 export interface DispatchOptions {
   spec: SpecName;
-  dialect: Dialect;
+  writer: AnswerWriter;
   handlers: Readonly<Record<string, DispatchHandler | undefined>>;
   facts: RequestFactsOf;
 }
 
 /** Calls the handler of the matched operationId and answers its result as the success envelope. */
 export function dispatchOperations(options: DispatchOptions) {
-  const int64 = int64ParametersOf(options.spec);
   const declared = declaredErrorsOf(options.spec);
   const refuse = (options.spec === "keyed" ? keyedError : signedError) as NonNullable<DispatchInput["refuse"]>;
-  return async (req: RequestWithOpenApi, res: Response, next: NextFunction): Promise<void> => {
-    const operationId = req.openapi?.schema?.operationId;
-    if (operationId === undefined) return next();
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const state = requestState(res);
-    state.operationId = operationId;
-    state.spec = options.spec;
+    const operationId = state.operationId;
+    if (operationId === undefined) return next();
     const handler = Object.hasOwn(options.handlers, operationId) ? options.handlers[operationId] : undefined;
     // Only a table built with `partial: true` can lack one (router.ts checks the others).
-    if (!handler) return next(signedError("PATH_NOT_FOUND", `This server does not implement ${operationId} (${req.method} ${req.openapi?.openApiRoute ?? req.path}).`));
+    if (!handler) return next(signedError("PATH_NOT_FOUND", `This server does not implement ${operationId} (${req.method} ${state.route ?? req.path}).`));
     try {
-      const returned = handler(buildInput(req, res, int64(operationId), options.facts, refuse));
+      const returned = handler(buildInput(req, res, state, options.facts, refuse));
       // Most handlers answer at once: no promise to wait for.
       const result = returned instanceof Promise ? await returned : returned;
       // A handler may return its refusal as well as throw it.
       if (result instanceof RefusalError) throw result;
-      respondSuccess(res, options.dialect, result);
+      sendSuccess(options.writer, res, result);
     } catch (error) {
       next(error instanceof RefusalError && declared && !declared(operationId).has(error.registryName) ? undeclaredRefusal(operationId, error) : error);
     }

@@ -1,9 +1,9 @@
 // Handler tables keyed by operationId, every type derived from generated/: the input is the
-// operation's request body, query and path parameters as openapi-typescript wrote them (int64
-// ids in a body as the client's `number | bigint`; path and query ids exact, as bigint), the
-// output is the `data` of the operation's success envelope. A handler for an operationId the
-// spec lacks, a missing handler, a field the spec does not have: each fails to compile
-// (test/server/handlers.test-d.ts).
+// operation's request body, query and path parameters as openapi-typescript wrote them, except
+// that every int64 id (body, path, query) is a bigint: the request step converted exactly the
+// spec's int64 fields. The output is the `data` of the operation's success envelope. A handler
+// for an operationId the spec lacks, a missing handler, a field the spec does not have: each
+// fails to compile (test/server/handlers.test-d.ts).
 import type { Request } from "express";
 import type { KeyedOperationErrorNames, KeyedOutputs } from "../../generated/keyed.handlers.js";
 import type { operations as KeyedOperations } from "../../generated/keyed.js";
@@ -13,11 +13,14 @@ import type { operations as SignedOperations } from "../../generated/signed.js";
 import type { SignedOperationId, signedOperations } from "../../generated/signed.operations.js";
 
 export type { KeyedOperationId, SignedOperationId };
+import type { ServerApp } from "./callers.js";
 import type { KeyedErrorName, RefusalError, SignedErrorName } from "./errors.js";
 
 /** An int64 id (`number | bigint` in the generated types) given exact, as bigint; other types as they are. */
 export type ExactId<V> = bigint extends V ? Exclude<V, number> : V;
 type ExactIds<T> = { [K in keyof T]: ExactId<T[K]> };
+/** A request body as the kit gives it: every int64 field, however deep, as bigint (the request step converts exactly those). */
+export type ExactIdsIn<T> = bigint extends T ? Exclude<T, number> : T extends readonly (infer Item)[] ? ExactIdsIn<Item>[] : T extends object ? { [K in keyof T]: ExactIdsIn<T[K]> } : T;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
@@ -46,8 +49,8 @@ export type RequestBodyOf<Op> = Op extends { requestBody: { content: { "applicat
       : Body | undefined
     : undefined;
 
-/** The body as a handler gets it: defaults applied. */
-type BodyWithDefaults<Body, Names> = Body extends object ? WithDefaults<Body, Names> : Body;
+/** The body as a handler gets it: defaults applied, int64 ids as bigint. */
+type BodyWithDefaults<Body, Names> = Body extends object ? WithDefaults<ExactIdsIn<Body>, Names> : Body;
 
 /** The success envelope of the 200 answer (the 200 schema admits the error envelope too, told apart by its code). */
 type SuccessEnvelopeOf<Op> = Op extends { responses: { 200: { content: { "application/json": infer E } } } } ? Extract<E, { code: 0 } | { code: 200 }> : never;
@@ -63,9 +66,11 @@ export interface RequestFacts {
   request: Request;
 }
 
-export interface SignedRequestFacts extends RequestFacts {
+export interface SignedRequestFacts<App extends ServerApp = ServerApp> extends RequestFacts {
   /** The app key whose signature was verified. */
   appKey: string;
+  /** The app your lookup (`apps`) gave for it, looked up once for the whole request. */
+  app: App;
 }
 
 export interface KeyedRequestFacts extends RequestFacts {
@@ -90,8 +95,8 @@ export type KeyedErrorNameOf<Id extends KeyedOperationId> = KeyedOperationErrorN
 /** Builds the refusal of a declared error: `return refuse("ORDER_NOT_FOUND", "…")` (or throw it). */
 export type Refuse<Name extends SignedErrorName | KeyedErrorName> = <N extends Name>(name: N, message: string, headers?: Record<string, string>) => RefusalError<N>;
 
-export type HandlerInput<Id extends SignedOperationId> = OperationInput<SignedOperations[Id], SignedTable[Id]> &
-  SignedRequestFacts & {
+export type HandlerInput<Id extends SignedOperationId, App extends ServerApp = ServerApp> = OperationInput<SignedOperations[Id], SignedTable[Id]> &
+  SignedRequestFacts<App> & {
     /** A refusal with one of the errors this operation declares; an undeclared name does not compile. */
     refuse: Refuse<SignedErrorNameOf<Id>>;
   };
@@ -105,10 +110,10 @@ export type HandlerResult<Id extends SignedOperationId> = HandlerOutput<Id> | Re
  * operation declares (compile time); a thrown `signedError` of another is caught at run time
  * (logged, 100099).
  */
-export type Handler<Id extends SignedOperationId> = (input: HandlerInput<Id>) => HandlerResult<Id> | Promise<HandlerResult<Id>>;
+export type Handler<Id extends SignedOperationId, App extends ServerApp = ServerApp> = (input: HandlerInput<Id, App>) => HandlerResult<Id> | Promise<HandlerResult<Id>>;
 
-/** Every operation of the signed interface, each with its own types. */
-export type SignedHandlers = { [Id in SignedOperationId]: Handler<Id> };
+/** Every operation of the signed interface, each with its own types; `App` is what your app lookup gives. */
+export type SignedHandlers<App extends ServerApp = ServerApp> = { [Id in SignedOperationId]: Handler<Id, App> };
 
 export type KeyedHandlerInput<Id extends KeyedOperationId> = OperationInput<KeyedOperations[Id], KeyedTable[Id]> &
   KeyedRequestFacts & {

@@ -53,8 +53,8 @@ export type { CallbackData, CallbackEventType, CallbackPayload } from "./callbac
 export { createTestHooksRouter, type ControlHandlers, type ControlOperationId, type TestHooks, type TestHooksOptions } from "./test-hooks.js";
 export { requestState, type RequestState } from "./state.js";
 export { BODY_LIMIT_BYTES, isJsonContentType } from "./body.js";
-export { respond, sendRaw } from "./envelope.js";
+export { sendAnswer, sendRaw } from "./answer.js";
 export { warmUpValidators, type DispatchHandler, type DispatchInput } from "./dispatch.js";
 export { pipeline } from "./pipeline.js";
-export { int64Overflows, parseExactJson, parseIdText, stringifyExactJson, toId, toNumberCopy, toOptionalId } from "./int64.js";
+export { int64Overflows, parseExactJson, parseIdText, stringifyExactJson, toId, toNumberCopy, toOptionalId } from "./ids.js";
 export { createMemoryNonceStore, createRedisNonceStore, type NonceStore } from "../signing/index.js";

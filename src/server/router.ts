@@ -10,16 +10,17 @@
 import type { Request, RequestHandler, Response } from "express";
 import type { Dialect, SpecName } from "../contract/index.js";
 import { createMemoryNonceStore, type NonceStore, type SignatureFailure } from "../signing/index.js";
-import { precheckSignature, verifyBearer, verifySignature, type ApiKeyLookup, type AppLookup, type RateLimiter } from "./auth.js";
+import { signatureAfterBody, signatureBeforeBody, verifyBearer, type ApiKeyLookup, type AppLookup, type RateLimiter } from "./auth.js";
+import type { ServerApp } from "./callers.js";
 import { captureRawBody, refuseOversizedBody, requireJson } from "./body.js";
 import { dispatchOperations, pathNotFound, specValidator, type DispatchHandler, type RequestFactsOf } from "./dispatch.js";
-import { envelopeErrorHandler, installExactJson } from "./envelope.js";
+import { envelopeErrorHandler, installAnswerJson, type AnswerWriter } from "./answer.js";
 import { ServerConfigError } from "./errors.js";
 import type { KeyedHandlers, SignedHandlers } from "./handlers.js";
 import { serverLogger, type ServerLogger } from "./logger.js";
 import { logNonceStoreFailures } from "./nonce-store-log.js";
 import { pipeline } from "./pipeline.js";
-import { validatedRequestBody } from "./request-body.js";
+import { validatedRequest } from "./request-step.js";
 import { requestState } from "./state.js";
 import { keyedOperations } from "../../generated/keyed.operations.js";
 import { signedOperations } from "../../generated/signed.operations.js";
@@ -43,10 +44,10 @@ interface CommonRouterOptions {
  */
 type Table<Full> = { handlers: Full; partial?: false } | { handlers: Partial<Full>; partial: true };
 
-export type SignedRouterOptions = CommonRouterOptions &
-  Table<SignedHandlers> & {
-    /** App key → its secrets (and merchants, permissions, rate limit, for your handlers). */
-    apps: AppLookup;
+export type SignedRouterOptions<App extends ServerApp = ServerApp> = CommonRouterOptions &
+  Table<SignedHandlers<App>> & {
+    /** App key → its secrets (and merchants, permissions, rate limit, for your handlers, which get it as `app`). */
+    apps: AppLookup<App>;
     /** Where used nonces are kept for the signature window. Default: this process's memory; share one (createRedisNonceStore) between instances. */
     nonceStore?: NonceStore;
     /** The clock the timestamp window is checked against, in epoch ms. Default Date.now. */
@@ -89,6 +90,7 @@ export interface OperationRouterOptions {
 
 /** The pipeline every interface shares, over any bundled spec (the sandbox's control API uses it too). */
 export function createOperationRouter(options: OperationRouterOptions): RequestHandler {
+  const writer: AnswerWriter = { dialect: options.dialect, logger: serverLogger(options.logger) };
   return pipeline(
     [
       ...(options.first ?? []),
@@ -97,21 +99,24 @@ export function createOperationRouter(options: OperationRouterOptions): RequestH
       captureRawBody,
       ...options.afterBody,
       requireJson,
-      installExactJson(options.dialect, serverLogger(options.logger)),
-      validatedRequestBody(specValidator(options.spec), { allowInsecureNotify: options.allowInsecureNotify === true }),
+      installAnswerJson(writer),
+      validatedRequest(specValidator(options.spec), { allowInsecureNotify: options.allowInsecureNotify === true }),
       ...options.checks,
-      dispatchOperations({ spec: options.spec, dialect: options.dialect, handlers: options.handlers, facts: options.facts }),
+      dispatchOperations({ spec: options.spec, writer, handlers: options.handlers, facts: options.facts }),
       pathNotFound,
     ],
-    envelopeErrorHandler(options.dialect, serverLogger(options.logger)),
+    envelopeErrorHandler(writer),
   );
 }
 
-const signedFacts: RequestFactsOf = (_req: Request, res: Response) => ({ appKey: requestState(res).appKey });
+const signedFacts: RequestFactsOf = (_req: Request, res: Response) => {
+  const state = requestState(res);
+  return { appKey: state.appKey, app: state.app };
+};
 const keyedFacts: RequestFactsOf = (_req: Request, res: Response) => ({ apiKey: requestState(res).apiKey });
 
 /** The signed interface (/open-api/v1 and /open-api): mount it at "/open-api". */
-export function createSignedRouter(options: SignedRouterOptions): RequestHandler {
+export function createSignedRouter<App extends ServerApp = ServerApp>(options: SignedRouterOptions<App>): RequestHandler {
   checkTable(options.handlers, Object.keys(signedOperations), options.partial);
   const logger = serverLogger(options.logger);
   const signature = {
@@ -126,8 +131,8 @@ export function createSignedRouter(options: SignedRouterOptions): RequestHandler
     spec: "signed",
     dialect: "signed",
     logger,
-    beforeBody: [precheckSignature(signature)],
-    afterBody: [verifySignature(signature)],
+    beforeBody: [signatureBeforeBody(signature)],
+    afterBody: [signatureAfterBody(signature)],
     checks: options.checks ?? [],
     handlers: options.handlers as Record<string, DispatchHandler | undefined>,
     facts: signedFacts,

@@ -39,6 +39,7 @@ import type { ResponseValidator } from "express-openapi-validator/dist/middlewar
 import { ParametersSchemaParser } from "express-openapi-validator/dist/middlewares/parsers/schema.parse.js";
 import { BodySchemaParser } from "express-openapi-validator/dist/middlewares/parsers/body.parse.js";
 import { dereferenceParameter, normalizeParameter } from "express-openapi-validator/dist/middlewares/parsers/util.js";
+import type { AnswerCheck, ResponseValidationFailure } from "./state.js";
 import { ContentType, ajvErrorsToValidatorError, augmentAjvErrors, findResponseContent, useAjvCache } from "express-openapi-validator/dist/middlewares/util.js";
 
 /** What express-openapi-validator sets on a matched request. */
@@ -186,7 +187,6 @@ export function requestStep(validator: RequestValidator, apiDoc: ApiDoc): Reques
 
 interface ResponseValidatorInternals {
   serial: number;
-  eovOptions: { onError?: (error: unknown, body: unknown, req: Request) => void };
   validatorsCache: Record<string, unknown>;
   ajvBody: { errorsText(errors: unknown[], options: { dataVar: string }): string };
   buildValidators(responses: unknown, key: string): unknown;
@@ -223,25 +223,19 @@ function planAnswer(eov: ResponseValidatorInternals, validators: unknown, status
   return validator;
 }
 
-/** What responseStep keeps on a response between hooking res.json and the answer. */
-const HOOKED = Symbol("response validation hook");
-type Hooked = Response & { [HOOKED]?: { json: Response["json"]; next: NextFunction } };
-
-/** Hooks response validation into a response; an unexpected failure of the check itself goes to `onError`. */
-export type ResponseHook = (res: Response, onError: NextFunction) => void;
-
 /**
- * EOV's response validation (ResponseValidator.validate()): the same munger over the answer
- * given to res.json, with mung's rules (an answer of status 500 and above, or after the headers
- * went out, is not checked; null answers 204; an unexpected throw goes to `onError`).
+ * EOV's response validation (ResponseValidator.validate()'s munger) as one call the answer
+ * writer makes with the answer it is about to write: the verdict, undefined when the answer
+ * fits its schema. An unexpected throw of the check itself is thrown on.
  */
-export function responseStep(validator: ResponseValidator): ResponseHook {
+export function responseCheck(validator: ResponseValidator): AnswerCheck {
   const eov = validator as unknown as ResponseValidatorInternals;
   const answerPlans = new WeakMap<object, Map<string, AnswerPlan>>();
 
-  function check(req: Request, res: Response, body: unknown): void {
+  return (res: Response, status: number, body: unknown): ResponseValidationFailure | undefined => {
+    const req = res.req;
     const openapi = (req as Request & { openapi?: OpenApiRequestMetadata }).openapi;
-    if (!openapi || eov.serial != openapi.serial) return;
+    if (!openapi || eov.serial != openapi.serial) return undefined;
     // ResponseValidator._getOrBuildValidator, with the request's Content-Type parsed once.
     const key = validatorKey(req, openapi, contentTypeOf(req));
     let validators = eov.validatorsCache[key];
@@ -257,48 +251,25 @@ export function responseStep(validator: ResponseValidator): ResponseHook {
       // made once per validators, status and header, then the chosen Ajv validator runs alone.
       let plans = answerPlans.get(validators as object);
       if (!plans) answerPlans.set(validators as object, (plans = new Map()));
-      const planKey = `${res.statusCode} ${contentType ? `type ${String(contentType)}` : `accept ${accept ?? ""}`}`;
+      const planKey = `${status} ${contentType ? `type ${String(contentType)}` : `accept ${accept ?? ""}`}`;
       let plan = plans.get(planKey);
       if (plan === undefined) {
-        plan = planAnswer(eov, validators, res.statusCode, accepts());
+        plan = planAnswer(eov, validators, status, accepts());
         // Bounded: at most 64 keys per operation's validators, each of a short header.
         if (plans.size < ANSWER_PLAN_LIMIT && planKey.length <= ANSWER_PLAN_KEY_CHARS) plans.set(planKey, plan);
       }
       if (plan === "eov" || body === undefined || body === null) {
-        eov._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts: accepts() });
+        eov._validate({ validators, body, statusCode: status, path: req.originalUrl, accepts: accepts() });
       } else if (!plan({ response: body })) {
         // The error _validate throws, built as it builds it.
         const errors = augmentAjvErrors(plan.errors as never);
-        throw new InternalServerError({ path: req.originalUrl, errors: ajvErrorsToValidatorError(500, errors).errors, message: eov.ajvBody.errorsText(errors, { dataVar: "" }) });
+        return new InternalServerError({ path: req.originalUrl, errors: ajvErrorsToValidatorError(500, errors).errors, message: eov.ajvBody.errorsText(errors, { dataVar: "" }) });
       }
     } catch (error) {
-      if (error instanceof InternalServerError && eov.eovOptions.onError) eov.eovOptions.onError(error, body, req);
-      else throw error;
+      if (error instanceof InternalServerError) return error;
+      throw error;
     }
-  }
-
-  function checkedJson(this: Hooked, body: unknown): Response {
-    const res = this;
-    const hooked = res[HOOKED];
-    if (!hooked) throw new Error("response validation hook lost its writer");
-    res[HOOKED] = undefined;
-    res.json = hooked.json;
-    if (res.headersSent) return res;
-    if (res.statusCode >= 500) return hooked.json.call(res, body);
-    try {
-      check(res.req, res, body);
-    } catch (error) {
-      hooked.next(error);
-      return res;
-    }
-    if (res.headersSent) return res;
-    if (body === null) return res.status(204).end();
-    return hooked.json.call(res, body);
-  }
-
-  return (res, onError) => {
-    (res as Hooked)[HOOKED] = { json: res.json, next: onError };
-    res.json = checkedJson;
+    return undefined;
   };
 }
 

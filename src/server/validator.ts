@@ -59,8 +59,9 @@ import { createRequire } from "node:module";
 import { createArrayLimitCheck } from "./array-limits.js";
 import type { OpenApiDocument } from "../contract/index.js";
 import { ServerConfigError } from "./errors.js";
-import { requestState } from "./state.js";
-import { canonicalContentType, requestStep, responseStep, type OpenApiRequestMetadata, type ResponseHook } from "./validator-steps.js";
+import type { SpecName } from "../contract/index.js";
+import { requestState, type AnswerCheck } from "./state.js";
+import { canonicalContentType, requestStep, responseCheck, type OpenApiRequestMetadata } from "./validator-steps.js";
 
 // path-to-regexp exactly as EOV resolves it (it is EOV's dependency, not the package's).
 const requireFromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
@@ -90,13 +91,7 @@ export function validatorOptions(spec: OpenApiDocument): OpenApiValidatorOpts {
     apiSpec: spec as never,
     validateApiSpec: false,
     validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
-    validateResponses: {
-      allErrors: true,
-      onError: (err, _body, req) => {
-        const res = (req as Request).res;
-        if (res) requestState(res).responseValidationError = err;
-      },
-    },
+    validateResponses: { allErrors: true },
     validateSecurity: false,
     validateFormats: true,
     fileUploader: false,
@@ -323,9 +318,9 @@ export async function prepareSpec(spec: OpenApiDocument, options: { prefill?: bo
   return { validator, context, responseApiDoc };
 }
 
-export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
+export function createSpecValidator(spec: OpenApiDocument, name?: SpecName): SpecValidator {
   checkValidatorVersion();
-  type Steps = { metadata: (req: Request) => void; arrays: (req: Request) => void; request: RequestHandler; response: ResponseHook };
+  type Steps = { metadata: (req: Request) => void; arrays: (req: Request) => void; request: RequestHandler; response: AnswerCheck };
   let steps: Steps | undefined;
   let failure: unknown;
   const ready = prepareSpec(spec).then(
@@ -337,7 +332,7 @@ export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
         // What OpenApiValidator's private requestValidationMiddleware builds, with the fast path.
         request: requestStep(new RequestValidator(context.apiDoc as never, internals.ajvOpts.request as never), context.apiDoc as unknown as Parameters<typeof requestStep>[1]),
         // What OpenApiValidator's private responseValidationMiddleware builds, hooked more cheaply.
-        response: responseStep(new ResponseValidator(responseApiDoc as never, internals.ajvOpts.response as never, internals.options.validateResponses as never, context.serial)),
+        response: responseCheck(new ResponseValidator(responseApiDoc as never, internals.ajvOpts.response as never, internals.options.validateResponses as never, context.serial)),
       };
     },
     (error: unknown) => {
@@ -350,6 +345,18 @@ export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
     let failed: unknown;
     try {
       current.metadata(req);
+      const openapi = (req as Request & { openapi?: OpenApiRequestMetadata }).openapi;
+      if (openapi) {
+        const state = requestState(res);
+        state.operationId = openapi.schema.operationId;
+        if (name !== undefined) state.spec = name;
+        state.route = openapi.openApiRoute;
+        // A copy: the request validator coerces the parameters in place.
+        for (const key in openapi.pathParams) {
+          state.pathText = { ...openapi.pathParams };
+          break;
+        }
+      }
       canonicalContentType(req);
       // Oversized arrays are refused by their count before the validator lists item errors.
       current.arrays(req);
@@ -362,8 +369,7 @@ export function createSpecValidator(spec: OpenApiDocument): SpecValidator {
     }
     if (failed !== undefined) return next(failed);
     if (!passed) return next(new Error("the request validator neither passed nor failed"));
-    // Should validating the answer itself fail unexpectedly, the error goes on down the pipeline.
-    current.response(res, next);
+    requestState(res).answerCheck = current.response;
     next();
   }
 

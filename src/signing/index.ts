@@ -37,8 +37,11 @@ export {
 } from "./nonce-store.js";
 export { createRedisNonceStore, redactUrl, type RedisNonceStore, type RedisNonceStoreOptions } from "./redis-nonce-store.js";
 export {
+  precheckForVerification,
   precheckSignedRequest,
+  verifyPrecheckedRequest,
   verifySignedRequest,
+  type PrecheckedRequest,
   type PrecheckSignedRequestInput,
   type SecretsLookup,
   type SignatureFailure,

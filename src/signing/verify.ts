@@ -112,8 +112,12 @@ export interface SignaturePrecheck {
   nonce: string;
 }
 
-/** The facts of a passed precheck that the full check goes on with. */
-interface Prechecked extends SignaturePrecheck {
+/**
+ * The facts of a passed precheck that the full check goes on with (precheckForVerification,
+ * then verifyPrecheckedRequest): what a server that checks the headers before reading the body
+ * keeps, so that the headers are read, the app looked up and the window checked once.
+ */
+export interface PrecheckedRequest extends SignaturePrecheck {
   timestampText: string;
   signText: string;
   /** The app's usable secrets (non-empty strings) with their index in secretsFor's list. */
@@ -122,7 +126,7 @@ interface Prechecked extends SignaturePrecheck {
   windowSeconds: number;
 }
 
-async function precheck(input: unknown): Promise<Prechecked | SignatureFailure> {
+async function precheck(input: unknown): Promise<PrecheckedRequest | SignatureFailure> {
   // Mistakes of the integrating server come first: they would otherwise show up as a
   // confusing signature mismatch on every request.
   const { headers, secretsFor, now = Date.now, windowSeconds = DEFAULT_WINDOW_SECONDS } = (typeof input === "object" && input !== null ? input : {}) as Partial<VerifySignedRequestInput>;
@@ -227,8 +231,28 @@ export async function verifySignedRequest(input: VerifySignedRequestInput): Prom
   }
   const checked = await precheck(input);
   if (!checked.ok) return checked;
+  return verifyPrecheckedRequest(checked, body, input.nonceStore);
+}
+
+/**
+ * The first half of verifySignedRequest, keeping what the second half needs: for a server that
+ * runs it before reading the body and goes on with verifyPrecheckedRequest once the body is read,
+ * so that nothing is checked or looked up twice. The answers are verifySignedRequest's. Never throws.
+ */
+export function precheckForVerification(input: PrecheckSignedRequestInput): Promise<PrecheckedRequest | SignatureFailure> {
+  return precheck(input);
+}
+
+/**
+ * The second half of verifySignedRequest, from a passed precheckForVerification: the signature
+ * over the raw body, then the nonce. Never throws.
+ */
+export async function verifyPrecheckedRequest(checked: PrecheckedRequest, body: SigningBody | undefined, nonceStore?: NonceStore): Promise<SignatureVerification> {
+  if (!isSigningBody(body)) {
+    return fail("INTERNAL_ERROR", "The server passed a parsed body to the signature check; it needs the raw body bytes as received.");
+  }
   const { appKey, timestamp, timestampText, nonce, signText, nowMs, windowSeconds } = checked;
-  const nonceStore = input.nonceStore ?? defaultNonceStore();
+  const store = nonceStore ?? defaultNonceStore();
   const usable = checked.secrets;
 
   // 7. The signature, in constant time, against the valid secrets in turn (rotation). It stops
@@ -260,7 +284,7 @@ export async function verifySignedRequest(input: VerifySignedRequestInput): Prom
   const expiresAtMs = nowMs + nonceLifetimeSeconds(windowSeconds) * 1000;
   let use: unknown;
   try {
-    use = await nonceStore.useOnce(appKey, nonce, expiresAtMs, nowMs, timestamp * 1000);
+    use = await store.useOnce(appKey, nonce, expiresAtMs, nowMs, timestamp * 1000);
   } catch (error) {
     return fail("INTERNAL_ERROR", "The server could not record the nonce.", error);
   }

@@ -2,9 +2,10 @@
 // package's own verifier (verifyCallback): each variant fails or passes verification for the
 // reason it claims, and the well-formed event of every webhook passes its schema.
 import { describe, expect, it } from "vitest";
-import { callbackEventTypes, expectedAnswer, testDelivery, testEventBody, verifyCallback } from "../../src/callbacks/index.js";
+import { CALLBACK_VARIANTS, callbackEventTypes, expectedAnswer, testDelivery, testEventBody, verifyCallback } from "../../src/callbacks/index.js";
 import { parseJsonLossless } from "../../src/json/index.js";
 import { createMemoryNonceStore } from "../../src/signing/index.js";
+import { loadBundle } from "../../src/contract/index.js";
 
 const NOW = Date.parse("2026-11-22T02:15:30Z");
 const input = (body: string) => ({ appKey: "demo-app-key", appSecret: "demo-app-secret", body, now: () => NOW });
@@ -32,6 +33,10 @@ describe("testEventBody", () => {
 
 describe("testDelivery", () => {
   const body = testEventBody("payment.succeeded", { now: () => NOW, data: { merchantId: 9007199254740993n } });
+
+  it("are the variants the control spec's redeliverCallback takes", () => {
+    expect(loadBundle("sandbox-control").components.schemas.CallbackVariant.enum).toEqual([...CALLBACK_VARIANTS]);
+  });
 
   it.each([
     ["exact", true, undefined],

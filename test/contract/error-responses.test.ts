@@ -113,7 +113,7 @@ describe("codes outside the operations", () => {
   const unrouted = (variant: Variant) => REGISTRY[variant].filter((e) => e.appliesTo === "unrouted");
 
   it("the control API's own codes appear in the control spec only", () => {
-    expect(controlOnly.map((e) => e.code).sort()).toEqual([300008, 400003, 500004, 500005]);
+    expect(controlOnly.map((e) => e.code).sort()).toEqual([100019, 300008, 400003, 400005, 500004, 500005]);
     for (const variant of ["signed", "keyed"] as const) {
       const text = JSON.stringify(specs[variant]);
       for (const entry of controlOnly) expect(text.includes(entry.name), `${entry.name} in ${variant}`).toBe(false);
@@ -142,6 +142,44 @@ describe("codes outside the operations", () => {
     for (const op of operations) {
       const response = deref(specs[op.variant], op.node.responses["429"]);
       expect(response.headers?.["Retry-After"]?.schema?.type, op.operationId).toBe("integer");
+    }
+  });
+});
+
+describe("the sandbox control API's errors", () => {
+  const control = loadBundle("sandbox-control");
+  const controlSchemas = new SpecSchemas(control, "sandbox-control");
+  const controlOperations = Object.entries<any>(control.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item)
+      .filter(([, op]) => op?.operationId)
+      .map(([method, op]) => ({ method, path, operationId: op.operationId as string, node: op, pointer: `/paths/${escapePointer(path)}/${method}` })),
+  );
+
+  it("answers every operation's 200 as its envelope or the control error envelope, as the public operations do", () => {
+    for (const op of controlOperations) {
+      const pointer = `${op.pointer}/responses/200/content/application~1json/schema`;
+      const failure = { code: SignedErrors.INTERNAL_ERROR.code, msg: "x", data: null };
+      expect(controlSchemas.validate(pointer, failure), `${op.operationId}: an error envelope fits its 200`).toEqual([]);
+      expect(controlSchemas.validate(pointer, { code: 0, msg: "success", data: "not the data" }).length, `${op.operationId}: its 200 still checks the data`).toBeGreaterThan(0);
+    }
+  });
+
+  it("declares 403 (100017 from another origin's page) and 415 on every state-changing operation, with the codes' examples", () => {
+    const changing = controlOperations.filter((op) => op.method !== "get");
+    expect(changing.length).toBeGreaterThanOrEqual(10);
+    for (const op of changing) {
+      expect(Object.keys(op.node.responses), op.operationId).toEqual(expect.arrayContaining(["403", "415"]));
+      const forbidden = deref(control, op.node.responses["403"]);
+      const codes = Object.values<any>(forbidden.content["application/json"].examples).map((example) => example.value.code);
+      expect(codes, op.operationId).toContain(SignedErrors.REQUEST_SITE_REFUSED.code);
+    }
+  });
+
+  it("names its own not-found codes for faults and callback events", () => {
+    for (const [operationId, code] of [["deleteFault", SignedErrors.FAULT_NOT_FOUND.code], ["redeliverCallback", SignedErrors.CALLBACK_EVENT_NOT_FOUND.code]] as const) {
+      const op = controlOperations.find((candidate) => candidate.operationId === operationId)!;
+      const notFound = deref(control, op.node.responses["404"]);
+      expect(Object.values<any>(notFound.content["application/json"].examples).map((example) => example.value.code), operationId).toContain(code);
     }
   });
 });

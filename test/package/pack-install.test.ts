@@ -14,14 +14,15 @@
 // the dependencies there) and falls back to the registry; when neither works the test fails
 // with both npm outputs, it does not skip.
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
 import { crawl } from "../docs/crawl.js";
+import { packedTarball } from "../support/packed-tarball.js";
 import { StartedProcesses } from "../support/process.js";
 
 const exec = promisify(execFile);
@@ -57,9 +58,6 @@ const CODE_EXPORTS: Record<string, [string, string]> = {
   "./server": ["createSignedRouter", "function"],
   "./error-codes": ["SignedErrors", "object"],
 };
-
-/** Top-level entries of the repository not copied for packing: installs, builds, local output. */
-const NOT_COPIED = new Set(["node_modules", ".git", "dist", "coverage", "bench-results", join("docs", "site")]);
 
 const timings: Record<string, number> = {};
 async function timed<T>(step: string, action: () => Promise<T>): Promise<T> {
@@ -205,29 +203,14 @@ describe("npm pack, then install into a fresh project", () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "mop-pack-"));
 
-    // A clean copy of the repository (no dist/, no installs), with the dev tools linked in so
-    // that npm pack runs the package's own prepack script (tsc -p tsconfig.build.json, docs).
-    const stage = join(work, "stage");
-    await timed("copy", async () => {
-      cpSync(root, stage, {
-        recursive: true,
-        filter: (source) => {
-          const rel = relative(root, source);
-          return !NOT_COPIED.has(rel) && !rel.endsWith(".tgz");
-        },
-      });
-      symlinkSync(join(root, "node_modules"), join(stage, "node_modules"), "dir");
-    });
-    const packs = join(work, "packs");
-    mkdirSync(packs);
-    const packed = await timed("npm pack (with prepack: tsc build, docs)", () => sh(npm, ["pack", "--json", "--pack-destination", packs], stage, 120_000));
-    // Lifecycle scripts may print before the JSON: read from the array's opening bracket.
-    const json = packed.stdout.slice(packed.stdout.search(/^\[/m));
-    const [info] = JSON.parse(json) as Array<{ filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }>;
-    tarball = join(packs, info!.filename);
-    entries = info!.files.map((f) => f.path);
+    // The run's packed tarball (a clean copy of the repository packed with the package's own
+    // prepack: tsc build and docs), shared with the other packaging tests.
+    const packed = await timed("npm pack (shared by the run; with prepack: tsc build, docs)", packedTarball);
+    tarball = packed.tarball;
+    entries = packed.entries;
     console.log(
-      `tarball ${info!.filename}: ${(statSync(tarball).size / 1024).toFixed(1)} KiB packed, ${(info!.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${entries.length} files`,
+      `tarball ${packed.filename}: ${(statSync(tarball).size / 1024).toFixed(1)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${entries.length} files` +
+        (packed.packMs > 0 ? `, packed in ${packed.packMs} ms` : ", packed by another test file"),
     );
 
     consumer = join(work, "consumer");

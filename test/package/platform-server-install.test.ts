@@ -1,5 +1,5 @@
 // The package as a platform team installs it to build a server on the kit: a packed tarball of a
-// clean copy of the repository, installed into an empty project with the server kit's peers.
+// clean copy of the repository (the run's one, test/support/packed-tarball.ts), installed into an empty project with the server kit's peers.
 // npm says nothing about the package itself (no install script to approve: the published
 // package.json has no `prepare`), the tarball holds no source map pointing at sources it does
 // not ship, and examples/platform-server, copied out of the installed package, compiles
@@ -7,10 +7,11 @@
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
+import { packedTarball } from "../support/packed-tarball.js";
 
 const exec = promisify(execFile);
 const root = packageRoot();
@@ -19,8 +20,6 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const { npm_config_call: _call, npm_config_package: _package, ...inherited } = process.env;
 // Warnings are what this test reads: npm's own log level, not "error".
 const NPM_ENV = { ...inherited, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", npm_config_loglevel: "warn" };
-/** Top-level entries not copied for packing: installs, builds, local output. */
-const NOT_COPIED = new Set(["node_modules", ".git", "dist", "coverage", "bench-results", join("docs", "site")]);
 
 async function run(command: string, args: string[], cwd: string, timeout = 120_000): Promise<{ stdout: string; stderr: string }> {
   try {
@@ -40,18 +39,8 @@ describe("the packed package, installed to build a server on the kit", () => {
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "mop-kit-install-"));
-    const stage = join(work, "stage");
-    cpSync(root, stage, { recursive: true, filter: (source) => !NOT_COPIED.has(relative(root, source)) && !source.endsWith(".tgz") });
-    symlinkSync(join(root, "node_modules"), join(stage, "node_modules"), "dir");
-    // The package's own build (what prepack runs first); the docs site is left out, which only
-    // this test's tarball lacks.
-    await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], stage, 240_000);
-    const packs = join(work, "packs");
-    mkdirSync(packs);
-    const packed = await run(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", packs], stage);
-    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[/m))) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    tarball = join(packs, info!.filename);
-    entries = info!.files.map((file) => file.path);
+    // The run's one packed tarball (the package's own prepack), shared with the other packaging tests.
+    ({ tarball, entries } = await packedTarball());
 
     consumer = join(work, "consumer");
     mkdirSync(consumer);

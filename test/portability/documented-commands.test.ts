@@ -3,21 +3,19 @@
 // its files marked `// file: NAME`, then its `npx tsc`) and conformance.md's Respect recipe (the
 // sandbox, the signing proxy, the example receiver and `npx redocly respect`, each on a free port
 // instead of 4010, 4020 and 3000). The `npm install` lines of both are run as one install, with the
-// same packages and versions, to spend the network and the disk once. The tarball is packed here
-// as test/package/pack-install.test.ts packs it (a staged copy, the package's own prepare and
-// prepack): about two minutes of the packaging project's time, the price of running the docs'
-// commands against what users install.
+// same packages and versions, to spend the network and the disk once. The tarball is the run's
+// one packed tarball (test/support/packed-tarball.ts), shared with the other packaging tests.
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
+import { packedTarball } from "../support/packed-tarball.js";
 import { StartedProcesses } from "../support/process.js";
 
 const root = packageRoot();
-const NOT_COPIED = new Set(["node_modules", ".git", "dist", "coverage", "bench-results", join("docs", "site")]);
 const { npm_config_call: _call, npm_config_package: _package, ...inherited } = process.env;
 const ENV = { ...inherited, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", npm_config_loglevel: "error", REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" };
 
@@ -71,14 +69,7 @@ const processes = new StartedProcesses();
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "mop-doc-commands-"));
-  const stage = join(work, "stage");
-  cpSync(root, stage, { recursive: true, filter: (source) => !NOT_COPIED.has(relative(root, source)) && !source.endsWith(".tgz") });
-  symlinkSync(join(root, "node_modules"), join(stage, "node_modules"), "dir");
-  const packs = join(work, "packs");
-  mkdirSync(packs);
-  const packed = await sh(`npm pack --json --pack-destination ${packs}`, stage, 240_000);
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[/m))) as Array<{ filename: string }>;
-  const tarball = join(packs, info!.filename);
+  const { tarball } = await packedTarball();
 
   consumer = join(work, "consumer");
   mkdirSync(consumer);

@@ -13,10 +13,23 @@ import * as OpenApiValidator from "express-openapi-validator";
 import { applyOpenApiMetadata } from "express-openapi-validator/dist/middlewares/openapi.metadata.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonLossless, stringifyJson, withBigIntsAsNumbers } from "../../src/json/index.js";
-import { parseExactJson, stringifyExactJson, validatorCopy } from "../../src/server/int64.js";
+import { MAX_JSON_DEPTH, stringifyExactJson } from "../../src/json/index.js";
+import { findStructureProblem } from "../../src/json/structure.js";
+import { isInteger, parse as losslessParse } from "lossless-json";
 import { loadBundle } from "../../src/contract/index.js";
 import { requestState } from "../../src/server/state.js";
 import { createSpecValidator, metadataStep, prepareSpec, validatorOptions } from "../../src/server/validator.js";
+import type { ResponseValidationFailure } from "../../src/server/state.js";
+
+// The public middleware's verdict on an answer (its onError), by response; the assembly's is
+// asked of the request state's answerCheck, as the kit's answer writer asks it.
+const publicVerdicts = new WeakMap<object, ResponseValidationFailure>();
+const publicOptions = (spec: Parameters<typeof validatorOptions>[0]) => ({
+  ...validatorOptions(spec),
+  validateResponses: { allErrors: true, onError: (error: ResponseValidationFailure, _body: unknown, req: Request) => void (req.res && publicVerdicts.set(req.res, error)) },
+});
+const verdictOn = (res: Response, body: unknown): ResponseValidationFailure | undefined =>
+  publicVerdicts.get(res) ?? (res.statusCode < 500 && !res.headersSent ? requestState(res).answerCheck?.(res, res.statusCode, body) : undefined);
 
 const outcome = (fn: () => unknown): { ok: true; value: unknown } | { ok: false; error: string } => {
   try {
@@ -34,7 +47,7 @@ const value = fc.letrec((tie) => ({
 })).node;
 
 describe("JSON fast paths", () => {
-  it("parseExactJson reads what the lossless parser reads, and refuses what it refuses", () => {
+  it("parseJsonLossless's fast path (JSON.parse) reads what its exact path (lossless-json) reads, and refuses what it refuses", () => {
     const texts = fc.oneof(
       fc.jsonValue().map((v) => JSON.stringify(v)),
       value.map((v) => stringifyJson(v) ?? "null"),
@@ -47,11 +60,15 @@ describe("JSON fast paths", () => {
     );
     fc.assert(
       fc.property(texts, (text) => {
-        const fast = outcome(() => parseExactJson(text));
-        const reference = outcome(() => parseJsonLossless(text));
-        expect(fast.ok).toBe(reference.ok);
+        const fast = outcome(() => parseJsonLossless(text));
+        // The exact path alone, as parseJsonLossless takes it for text with a 16-digit run.
+        const reference = outcome(() => {
+          const problem = findStructureProblem(text, MAX_JSON_DEPTH);
+          if (problem) throw problem;
+          return losslessParse(text, null, { parseNumber: (token: string) => (isInteger(token) && !Number.isSafeInteger(Number(token)) ? BigInt(token) : Number(token)) });
+        });
+        expect(fast.ok, text).toBe(reference.ok);
         if (fast.ok && reference.ok) expect(isDeepStrictEqual(fast.value, reference.value), text).toBe(true);
-        if (!fast.ok && !reference.ok) expect(fast.error).toBe(reference.error);
       }),
       { numRuns: 3000 },
     );
@@ -65,32 +82,6 @@ describe("JSON fast paths", () => {
       { numRuns: 3000 },
     );
     expect(stringifyExactJson({ a: new Date(0), b: [1n, undefined, () => 1] })).toBe(stringifyJson({ a: new Date(0), b: [1n, undefined, () => 1] }));
-  });
-
-  it("validatorCopy gives the validator's Number copy, and writes the exact JSON unless it rounded an id", () => {
-    fc.assert(
-      fc.property(value, (v) => {
-        const { value: copy, rounded } = validatorCopy(v);
-        // Equal as data (a value without bigints is handed over as it is, whatever its prototype).
-        expect(copy).toEqual(withBigIntsAsNumbers(v));
-        if (!rounded) expect(stringifyExactJson(copy)).toBe(stringifyJson(v) ?? "null");
-      }),
-      { numRuns: 3000 },
-    );
-    expect(validatorCopy({ id: 2n ** 53n + 1n }).rounded).toBe(true);
-    expect(validatorCopy({ id: 2n ** 53n - 1n }).rounded).toBe(false);
-  });
-
-  it("a value validatorCopy found without a bigint is still written exactly if one is added later", () => {
-    // The writer trusts validatorCopy's look only as a hint: JSON.stringify's TypeError on a
-    // bigint still sends the value to the exact pass.
-    const answer: Record<string, unknown> = { code: 0, data: { orderId: 1 } };
-    expect(validatorCopy(answer).value).toBe(answer);
-    (answer.data as Record<string, unknown>).orderId = 2n ** 63n - 1n;
-    expect(stringifyExactJson(answer)).toBe('{"code":0,"data":{"orderId":9223372036854775807}}');
-    const copied = validatorCopy({ id: 7n }).value as Record<string, unknown>;
-    copied.other = 2n ** 60n;
-    expect(stringifyExactJson(copied)).toBe('{"id":7,"other":1152921504606846976}');
   });
 });
 
@@ -180,7 +171,7 @@ describe("the assembly answers as express-openapi-validator's public middleware 
     built.use(express.json());
     built.use((_req: Request, res: Response, next: NextFunction) => {
       res.json = function (this: Response, body: unknown) {
-        const invalid = requestState(this).responseValidationError;
+        const invalid = verdictOn(this, body);
         this.setHeader("Content-Type", "application/json");
         this.end(JSON.stringify({ body, responseValidation: invalid?.message ?? "passed" }));
         return this;
@@ -210,7 +201,7 @@ describe("the assembly answers as express-openapi-validator's public middleware 
   beforeAll(async () => {
     const spec = loadBundle("signed");
     origins.assembly = await listen(app(createSpecValidator(spec).handle));
-    origins.public = await listen(app(OpenApiValidator.middleware(validatorOptions(spec))));
+    origins.public = await listen(app(OpenApiValidator.middleware(publicOptions(spec) as never)));
   });
   afterAll(() => {
     for (const server of servers) server.close();
@@ -282,7 +273,9 @@ describe("response validation gives express-openapi-validator's verdicts", () =>
     const built = express();
     built.use((_req: Request, res: Response, next: NextFunction) => {
       res.json = function (this: Response, body: unknown) {
-        const invalid = requestState(this).responseValidationError;
+        // EOV's response munger answers a null body 204 (the kit never answers one).
+        if (body === null) return this.status(204).end();
+        const invalid = verdictOn(this, body);
         this.setHeader("Content-Type", "application/json");
         this.end(JSON.stringify({ status: this.statusCode, body, responseValidation: invalid?.message ?? "passed", errors: invalid?.errors }));
         return this;
@@ -305,7 +298,7 @@ describe("response validation gives express-openapi-validator's verdicts", () =>
         servers.push(server);
       });
     origins.assembly = await listen(app(createSpecValidator(spec).handle));
-    origins.public = await listen(app(OpenApiValidator.middleware(validatorOptions(spec))));
+    origins.public = await listen(app(OpenApiValidator.middleware(publicOptions(spec) as never)));
   });
   afterAll(() => {
     for (const server of servers) server.close();

@@ -97,8 +97,9 @@ describe("deleteFault and resetState", () => {
     expect(deleted.json.data).toMatchObject({ faultId, remaining: 1 });
     expect((await sb.signed({ path: "/stores?merchantId=10001" })).status).toBe(200);
     const again = await sb.control("DELETE", `/faults/${faultId}`);
-    expect(again.status).toBe(400);
-    expect(again.json.msg).toMatch(/path\.faultId: the sandbox holds no fault flt_1/);
+    expect(again.status).toBe(404);
+    expect(again.json).toMatchObject({ code: 100019, data: null });
+    expect(again.json.msg).toMatch(/faultId: the sandbox holds no fault flt_1/);
     const malformed = await sb.control("DELETE", "/faults/fault-1");
     expect(malformed.json.code).toBe(100009);
   });

@@ -39,8 +39,11 @@ describe("handler inputs", () => {
     expectTypeOf<HandlerInput<"createCashierSession">["body"]["returnUrl"]>().toEqualTypeOf<string | undefined>();
   });
 
-  it("gives body int64 fields as the client's number | bigint, and the request facts", () => {
-    expectTypeOf<HandlerInput<"createOrder">["body"]["merchantId"]>().toEqualTypeOf<number | bigint>();
+  it("gives body int64 fields as bigint however deep (the request step converts them), and the request facts", () => {
+    expectTypeOf<HandlerInput<"createOrder">["body"]["merchantId"]>().toEqualTypeOf<bigint>();
+    expectTypeOf<HandlerInput<"createOrder">["body"]["storeId"]>().toEqualTypeOf<bigint | undefined>();
+    expectTypeOf<HandlerInput<"createOrder">["body"]["items"][number]["itemId"]>().toEqualTypeOf<bigint>();
+    expectTypeOf<HandlerInput<"createOrder">["body"]["items"][number]["price"]>().toEqualTypeOf<number>();
     expectTypeOf<HandlerInput<"getStore">["body"]>().toEqualTypeOf<undefined>();
     expectTypeOf<HandlerInput<"getStore">["appKey"]>().toEqualTypeOf<string>();
     expectTypeOf<HandlerInput<"getStore">["origin"]>().toEqualTypeOf<string>();

@@ -13,7 +13,7 @@ const SECRET = "kit-secret";
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 const BIG = 9_007_199_254_740_993n; // 2^53 + 1: a Number would round it
 
-const seen: { listStores?: HandlerInput<"listStores">; createCashierSession?: HandlerInput<"createCashierSession"> } = {};
+const seen: { listStores?: HandlerInput<"listStores">; createCashierSession?: HandlerInput<"createCashierSession">; createOrder?: HandlerInput<"createOrder"> } = {};
 const logged: { message: string; details?: Record<string, unknown> }[] = [];
 const logger: ServerLogger = { error: (message, details) => void logged.push(details ? { message, details } : { message }) };
 
@@ -38,6 +38,10 @@ const handlers: Partial<SignedHandlers> = {
     description: "",
     createTime: "2026-01-02T03:04:05+08:00",
   }),
+  createOrder: (input) => {
+    seen.createOrder = input;
+    return BIG;
+  },
   createCashierSession: (input) => {
     seen.createCashierSession = input;
     throw signedError("MERCHANT_NOT_FOUND", `merchantId ${input.body.merchantId}: the merchant does not exist.`);
@@ -53,6 +57,7 @@ const handlers: Partial<SignedHandlers> = {
 };
 
 let server: Server;
+let lookups = 0;
 let base = "";
 
 beforeAll(async () => {
@@ -62,7 +67,10 @@ beforeAll(async () => {
     createSignedRouter({
       handlers,
       partial: true,
-      apps: async (appKey) => (appKey === APP_KEY ? { appSecrets: [SECRET] } : undefined),
+      apps: async (appKey) => {
+        lookups += 1;
+        return appKey === APP_KEY ? { appSecrets: [SECRET] } : undefined;
+      },
       nonceStore: createMemoryNonceStore(),
       now: () => NOW,
       logger,
@@ -108,10 +116,42 @@ describe("the signed router", () => {
     expect(seen.listStores?.origin).toBe(base);
   });
 
+  it("looks the app up once per request, with a body or without, and gives it to the handler", async () => {
+    const before = lookups;
+    await signed("GET", "/open-api/v1/stores");
+    expect(lookups - before).toBe(1);
+    expect(seen.listStores?.app).toEqual({ appSecrets: [SECRET] });
+    const body = `{"merchantId":10001,"userId":1,"orderType":1,"items":[{"itemType":1,"itemId":1,"itemName":"Tea","price":1,"quantity":1}]}`;
+    expect((await signed("POST", "/open-api/v1/orders", body)).status).toBe(200);
+    expect(lookups - before).toBe(2);
+    expect(seen.createOrder?.app).toEqual({ appSecrets: [SECRET] });
+  });
+
   it("writes an int64 answer above 2^53 exactly, after validating it", async () => {
     const response = await answer(await signed("GET", `/open-api/stores/${BIG}`));
     expect(response.status).toBe(200);
     expect(response.text).toContain(`"id":${BIG},"merchantId":${BIG},`);
+  });
+
+  it("gives every int64 field of the body as bigint, however deep and however small, and only those", async () => {
+    const body = `{"merchantId":10001,"userId":${BIG},"orderType":1,"items":[{"itemType":1,"itemId":31001,"itemName":"Tea","price":1800,"quantity":2}]}`;
+    const response = await answer(await signed("POST", "/open-api/v1/orders", body));
+    expect(response).toEqual({ status: 200, text: `{"code":0,"msg":"success","data":${BIG}}` });
+    const given = seen.createOrder?.body;
+    expect(given?.merchantId).toBe(10001n);
+    expect(given?.userId).toBe(BIG);
+    expect(given?.items[0]?.itemId).toBe(31001n);
+    expect(given?.items[0]?.price).toBe(1800);
+    expect(given?.orderType).toBe(1);
+  });
+
+  it("refuses an int64 body field written so that it cannot be read exactly, naming it", async () => {
+    const body = `{"merchantId":10001,"userId":1e18,"orderType":1,"items":[{"itemType":1,"itemId":92233720368547758070,"itemName":"Tea","price":1800,"quantity":2}]}`;
+    const response = await answer(await signed("POST", "/open-api/v1/orders", body));
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.text).msg).toBe(
+      "body.userId must be written as plain decimal digits (above 2^53 a number in exponent or decimal notation cannot be read exactly); body.items[0].itemId must be <= 9223372036854775807 (int64)",
+    );
   });
 
   it("gives the body exact, with its defaults, and answers a thrown registry error with its code and status", async () => {
@@ -221,7 +261,7 @@ describe("the key-based router", () => {
 
 describe("the handler table", () => {
   it("is refused at start-up when an operation is missing and the table is not declared partial", () => {
-    expect(() => createSignedRouter({ handlers: handlers as SignedHandlers, apps: () => undefined, logger })).toThrow(/lacks syncCustomer, createOrder/);
+    expect(() => createSignedRouter({ handlers: handlers as SignedHandlers, apps: () => undefined, logger })).toThrow(/lacks syncCustomer, getOrder/);
   });
 
   it("is refused at start-up when it names an operation the spec lacks", () => {

@@ -171,7 +171,6 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
     const { ResponseValidator } = await importInternal("dist/middlewares/openapi.response.validator.js");
     const responseValidator = new (ResponseValidator as new (...args: unknown[]) => Shape)(responseApiDoc, internals.ajvOpts.response, internals.options.validateResponses, context.serial);
     expect(responseValidator.serial, `ResponseValidator.serial; ${RECHECK}`).toBe(context.serial);
-    expectKind("ResponseValidator", "eovOptions.onError", (responseValidator.eovOptions as Shape).onError, "function");
     expectKind("ResponseValidator", "validatorsCache", responseValidator.validatorsCache, "object");
     for (const method of ["buildValidators", "canValidateContentType", "_validate"]) expectKind("ResponseValidator", method, responseValidator[method], "function");
     expectKind("ResponseValidator", "ajvBody.errorsText", (responseValidator.ajvBody as Shape | undefined)?.errorsText, "function");
@@ -223,8 +222,9 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
     const app = express();
     const verdicts: string[] = [];
     app.use((_req: Request, res: Response, next: NextFunction) => {
-      res.json = function (this: Response) {
-        const invalid = (this.locals.mop as { responseValidationError?: { message?: string } } | undefined)?.responseValidationError;
+      res.json = function (this: Response, body: unknown) {
+        // The verdict the kit's answer writer asks for (state.answerCheck).
+        const invalid = (this.locals.mop as { answerCheck?: (res: Response, status: number, body: unknown) => { message?: string } | undefined } | undefined)?.answerCheck?.(this, this.statusCode, body);
         verdicts.push(invalid?.message ?? "passed");
         this.end();
         return this;

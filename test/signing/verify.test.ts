@@ -2,10 +2,12 @@ import { describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
 import {
   createMemoryNonceStore,
+  precheckForVerification,
   precheckSignedRequest,
   readHeader,
   sign,
   signRequestHeaders,
+  verifyPrecheckedRequest,
   verifySignedRequest,
   type NonceStore,
   type RequestHeaders,
@@ -162,6 +164,32 @@ describe("precheckSignedRequest: the checks that need no body", () => {
   it("reports a broken secret lookup as INTERNAL_ERROR, never a throw", async () => {
     const result = await precheckSignedRequest({ headers: headers(), secretsFor: () => { throw new Error("database down"); }, now: nowAt(T) });
     expect(result).toMatchObject({ ok: false, name: "INTERNAL_ERROR", cause: new Error("database down") });
+  });
+});
+
+describe("precheckForVerification then verifyPrecheckedRequest: verifySignedRequest in two halves, nothing checked twice", () => {
+  it.each<[string, Record<string, string | string[] | undefined>, SigningBody]>([
+    ["a good request", {}, body],
+    ["a wrong signature", { "x-sign": sign({ appKey, appSecret: otherSecret, timestamp: T, nonce: "nonce-00000001", body }) }, body],
+    ["another body than the one signed", {}, '{"merchantId":10002}'],
+    ["an unknown app key", { "x-app-key": "nobody" }, body],
+    ["a stale timestamp", { "x-timestamp": String(T - 301) }, body],
+  ])("answers %s as verifySignedRequest does", async (_name, given, sent) => {
+    let lookups = 0;
+    const counted = (key: string) => (lookups++, secretsFor(key));
+    const head = await precheckForVerification({ headers: headers(given), secretsFor: counted, now: nowAt(T) });
+    const split = head.ok ? await verifyPrecheckedRequest(head, sent, createMemoryNonceStore()) : head;
+    expect(lookups).toBeLessThanOrEqual(1);
+    expect(split).toEqual(await verify({ headers: headers(given), body: sent }));
+  });
+
+  it("records the nonce once, in the second half: a replay of the pair is refused", async () => {
+    const nonceStore = createMemoryNonceStore();
+    const head = await precheckForVerification({ headers: headers(), secretsFor, now: nowAt(T) });
+    if (!head.ok) throw new Error("the precheck failed");
+    expect(nonceStore.size).toBe(0);
+    expect(await verifyPrecheckedRequest(head, body, nonceStore)).toMatchObject({ ok: true });
+    expect(await verifyPrecheckedRequest(head, body, nonceStore)).toMatchObject({ ok: false, name: "NONCE_REUSED" });
   });
 });
 

@@ -2,7 +2,8 @@
 // (signedOperations over the same in-memory store and fixtures) and nothing else: no signature
 // check, no validation (request or response), no lossless JSON parse, no request log. Routes
 // come from the bundled spec's paths under /open-api/v1; the body is read by express.json();
-// query values that look numeric become numbers (the validator's coercion, without the rules).
+// query values that look numeric become numbers (the validator's coercion, without the rules),
+// ids (names ending in "Id") bigint, as the kit gives them.
 // Answers are the same envelope, written with JSON.stringify (bigints as their digits).
 // Prints "listening http://127.0.0.1:PORT" once it listens.
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -58,6 +59,15 @@ function coerce(values: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+// Body ids (names ending in "Id", however deep) as bigint: what the kit's request step gives.
+function bodyIds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(bodyIds);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = key.endsWith("Id") && Number.isSafeInteger(item) ? BigInt(item as number) : bodyIds(item);
+  return out;
+}
+
 function idOf(text: unknown): bigint | undefined {
   return typeof text === "string" && /^\d+$/.test(text) ? BigInt(text) : undefined;
 }
@@ -75,8 +85,9 @@ for (const [path, item] of Object.entries(spec.paths)) {
     (app as unknown as Record<string, (path: string, fn: (req: Request, res: Response, next: NextFunction) => void) => void>)[method]?.(route, (req, res, next) => {
       const input = {
         appKey: APP_KEY,
+        app: ctx.records.app(APP_KEY),
         request: req,
-        body: req.body as unknown,
+        body: bodyIds(req.body),
         query: coerce(req.query as Record<string, unknown>),
         path: coerce(req.params as Record<string, string>),
         origin: `http://${req.headers.host ?? "127.0.0.1"}`,

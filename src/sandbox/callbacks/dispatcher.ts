@@ -80,7 +80,7 @@ export interface CallbackDispatcher {
    * back to pending for it. Answers why not when it cannot be sent.
    */
   resend(eventId: string): Promise<ResendResult>;
-  /** Makes the attempts that the advanced sandbox clock has made due. */
+  /** Makes the attempts that the advanced sandbox clock has made due: every retry it passed, in turn. */
   clockAdvanced(): void;
   /** Before the records of every app are reset: stops every pending attempt (an app's reset needs nothing: its deliveries leave the log, and the sender lets them go). */
   reset(): void;
@@ -93,11 +93,41 @@ export interface CallbackDispatcher {
 export function createCallbackDispatcher(options: CallbackDispatcherOptions): CallbackDispatcher {
   const { logger } = options;
   const log = options.log ?? createMemoryCallbackLog();
+  // One clock move can pass several retries of an event (docs/scenarios.md). The sender counts
+  // a retry from when the attempt before it was made, i.e. from the moved clock, so after a
+  // failed attempt made by a move the retry is counted from when that attempt was due instead,
+  // and sent at once when the move passed it too: one large move sends every retry it made due.
+  const dueTimes = new Map<string, number>();
+  let movedTo: number | undefined;
+  let catchUp: NodeJS.Immediate | undefined;
+  const walkingLog: SandboxCallbackLog = {
+    save(delivery) {
+      const due = dueTimes.get(delivery.eventId);
+      const delay = options.scheduleMs[delivery.attempts.length - 1];
+      const walked = due === undefined || delay === undefined ? undefined : due + delay;
+      if (delivery.status === "pending" && delivery.attempts.at(-1)?.trigger === "scheduled" && walked !== undefined && movedTo !== undefined && walked <= movedTo && delivery.nextAttemptTime !== null && walked < delivery.nextAttemptTime) {
+        delivery.nextAttemptTime = walked;
+        catchUp ??= setImmediate(() => {
+          catchUp = undefined;
+          if (!closed) sender.deliverDue();
+        });
+      }
+      if (delivery.nextAttemptTime === null) dueTimes.delete(delivery.eventId);
+      else dueTimes.set(delivery.eventId, delivery.nextAttemptTime);
+      return log.save(delivery);
+    },
+    get: (eventId) => log.get(eventId),
+    pending: () => log.pending(),
+    claim: (delivery) => log.claim(delivery),
+    list: (filter) => log.list(filter),
+    release: () => log.release(),
+    reopen: (eventId) => log.reopen(eventId),
+  };
   // Without an app lookup (a dispatcher on its own, in tests), the secret given to prepare signs.
   const secrets = new Map<string, string>();
   const sender = createCallbackSender({
     apps: options.apps ?? ((appKey) => (secrets.has(appKey) ? { appSecrets: [secrets.get(appKey)!] } : undefined)),
-    outbox: log,
+    outbox: walkingLog,
     scheduleMs: options.scheduleMs,
     timeoutMs: options.timeoutMs,
     now: () => options.clock.now(),
@@ -140,12 +170,14 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     event: async (eventId) => (await log.list({ eventId, limit: 1 }))[0],
     events: (filter = {}) => log.list(filter),
     clockAdvanced() {
+      movedTo = options.clock.now();
       sender.deliverDue();
       // Deliveries another instance scheduled (or none holds) become due here too.
       if (options.pollIntervalMs !== undefined) void poll();
     },
     reset() {
       sender.reset();
+      dueTimes.clear();
     },
     async start() {
       await sender.resume();
@@ -158,6 +190,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
       if (closed) return;
       closed = true;
       clearInterval(poller);
+      if (catchUp) clearImmediate(catchUp);
       sender.close();
       await log.release().catch((error: unknown) => logger.warn("Could not let go of the callback deliveries this instance held; another instance takes them when their lease ends.", { error }));
     },

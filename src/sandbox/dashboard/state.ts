@@ -2,6 +2,7 @@
 // Request lines only: a request's detail is fetched when it is opened (request-view.ts).
 import { formatPlatformTime } from "../clock.js";
 import { clockView, listDeliveries } from "../control.js";
+import { listFaults } from "../faults/control.js";
 import type { SandboxContext } from "../context.js";
 import { ORDER_STATUS, SERVICE_ORDER_TYPE } from "../domain/order-status.js";
 import type { RequestRecorder } from "./recorder.js";
@@ -51,5 +52,7 @@ export async function dashboardState(ctx: SandboxContext, recorder: RequestRecor
     trades,
     orders,
     deliveries,
+    /** The faults set with the control API, active and spent (docs/scenarios.md). */
+    faults: (await listFaults(ctx, {})).list,
   };
 }

@@ -10,13 +10,6 @@ import { roundedIdHint } from "./id-range.js";
 
 export const MERCHANT_MODULE = "merchant-module";
 
-export function requireApp(ctx: SandboxContext, appKey: string): AppRecord {
-  const app = ctx.records.app(appKey);
-  // The signature check passed, so the app existed a moment ago; a reset may have dropped it.
-  if (!app) throw signedError("APP_KEY_UNKNOWN", `X-App-Key ${JSON.stringify(appKey)} is not a known application.`);
-  return app;
-}
-
 export function requireMerchantModule(app: AppRecord): void {
   if (!app.permissions.includes(MERCHANT_MODULE)) {
     throw signedError("MERCHANT_MODULE_FORBIDDEN", `The app ${app.appKey} has no permission on the merchant module (${MERCHANT_MODULE}).`);

@@ -11,7 +11,7 @@ import { historyView, moveOrder, ORDER_STATUS, orderView, SERVICE_ORDER_TYPE } f
 import { cashierUrl, openOrderTrade, settleDue } from "./payments.js";
 import { withAppTransaction, type Sent } from "./transactions.js";
 import { orderIdBase, roundedIdHint, roundedIdHintOf, TWO_POW_53 } from "./id-range.js";
-import { parseIdText } from "../../server/index.js";
+import { parseIdText } from "../../json/index.js";
 
 /**
  * Order ids are 2^53 + 1, 2^53 + 3, 2^53 + 5 …: above 2^53 a double holds only even integers,

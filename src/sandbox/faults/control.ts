@@ -69,6 +69,6 @@ export async function listFaults(ctx: SandboxContext, query: { appKey?: string; 
 
 export async function deleteFault(ctx: SandboxContext, faultId: string) {
   const fault = await ctx.scenarios.faults.delete(faultId);
-  if (!fault) throw signedError("VALIDATION_FAILED", `path.faultId: the sandbox holds no fault ${faultId} (deleted already, or dropped by a reset); listFaults shows those there are.`);
+  if (!fault) throw signedError("FAULT_NOT_FOUND", `faultId: the sandbox holds no fault ${faultId} (deleted already, or dropped by a reset); listFaults shows those there are.`);
   return faultView(fault);
 }

@@ -106,6 +106,7 @@ function watchAnswer(ctx: SandboxContext, req: Request, res: Response, dialect: 
 export function faultStep(ctx: SandboxContext, dialect: Dialect): RequestHandler {
   const routes = operationRoutes(dialect);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (req.headers[FAULT_HEADER.toLowerCase()] === undefined && !ctx.scenarios.faults.hasActive()) return next();
     const operationId = routes(req.method, pathOf(req.originalUrl))?.operationId;
     if (operationId === undefined) return next();
     const armed = await armFault(ctx, req, res, dialect, operationId);

@@ -22,6 +22,8 @@ export interface FaultStore {
   finishHit(faultId: string, hit: FaultHitRecord): Promise<void>;
   /** One app's faults (not those for every app), or all of them; ids start again only when all go. */
   clear(appKey?: string): Promise<void>;
+  /** Whether some fault may still meet a request (false lets a request skip looking; a shared store answers what it last read). */
+  hasActive(): boolean;
 }
 
 /** The memory store's faults: the fault table itself, whose hits are the very objects the step fills in. */
@@ -39,5 +41,6 @@ export function createMemoryFaultStore(): FaultStore {
       if (fault && index >= 0) fault.hits[index] = hit;
     },
     clear: async (appKey) => table.clear(appKey),
+    hasActive: () => table.hasActive(),
   };
 }

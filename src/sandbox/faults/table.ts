@@ -89,6 +89,11 @@ export class FaultTable {
     );
   }
 
+  /** Whether any fault can still meet a request (the common case of none costs a request nothing). */
+  hasActive(): boolean {
+    return this.faults.some((fault) => fault.remaining > 0);
+  }
+
   get(faultId: string): FaultRecord | undefined {
     return this.faults.find((fault) => fault.faultId === faultId);
   }

@@ -4,26 +4,25 @@
 // refused signatures are described for the dashboard, and notifyUrl targets are checked after
 // validation (notify-target.ts).
 import type { RequestHandler } from "express";
-import { createSignedRouter, requestState, toId, toOptionalId, type HandlerInput, type SignedHandlers } from "../../server/index.js";
+import { createSignedRouter, requestState, type HandlerInput, type SignedHandlers } from "../../server/index.js";
 import type { SandboxContext } from "../context.js";
 import { explainMovedClock } from "../clock-refusal.js";
 import { describeRefusal } from "../dashboard/refusal.js";
 import { checkNotifyUrl } from "../notify-target.js";
 import { answeringStoreOutages, answeringStoreOutagesIn } from "../store-guard.js";
 import { faultStep } from "../faults/step.js";
-import { requireApp } from "../domain/access.js";
 import { syncCustomer } from "../domain/customers.js";
 import { getMerchant, listMerchants } from "../domain/merchants.js";
 import { listCardTemplates, purchaseMemberCard } from "../domain/member-cards.js";
 import { cancelOrder, createOrder, getOrder, listOrderStatusHistory, payOrder, refundOrder, writeOffOrder } from "../domain/orders.js";
 import { createCashierSession, queryPayment } from "../domain/payments.js";
 import { getStore, getStoreBusinessHours, listNearbyStores, listStores } from "../domain/stores.js";
-import type { OrderItemRecord } from "../store/types.js";
+import type { AppRecord, OrderItemRecord } from "../store/types.js";
 
 function orderItems(items: HandlerInput<"createOrder">["body"]["items"]): OrderItemRecord[] {
   return items.map((item) => ({
     itemType: item.itemType,
-    itemId: toId(item.itemId),
+    itemId: item.itemId,
     itemName: item.itemName,
     itemCoverUrl: item.itemCoverUrl ?? null,
     specValues: item.specValues ?? null,
@@ -33,50 +32,45 @@ function orderItems(items: HandlerInput<"createOrder">["body"]["items"]): OrderI
 }
 
 /** Handlers by operationId: the validated input to the domain, its answer back. */
-export function signedOperations(ctx: SandboxContext): SignedHandlers {
-  const app = (input: { appKey: string }) => requireApp(ctx, input.appKey);
+export function signedOperations(ctx: SandboxContext): SignedHandlers<AppRecord> {
+  // Each handler's app is the one the signature check looked up for the request.
   return {
-    syncCustomer: (input) => syncCustomer(ctx, app(input), input.body),
+    syncCustomer: (input) => syncCustomer(ctx, input.app, input.body),
     createOrder: ({ body, ...input }) =>
-      createOrder(ctx, app(input), {
-        merchantId: toId(body.merchantId),
-        storeId: toOptionalId(body.storeId),
-        userId: toId(body.userId),
+      createOrder(ctx, input.app, {
+        merchantId: body.merchantId,
+        storeId: body.storeId,
+        userId: body.userId,
         orderType: body.orderType,
-        couponId: toOptionalId(body.couponId),
+        couponId: body.couponId,
         voucherIds: body.voucherIds,
         remark: body.remark,
         items: orderItems(body.items),
       }),
-    getOrder: (input) => getOrder(ctx, app(input), input.path.orderId, input.query.merchantId),
-    listOrderStatusHistory: (input) => listOrderStatusHistory(ctx, app(input), input.path.orderId, input.query.merchantId),
+    getOrder: (input) => getOrder(ctx, input.app, input.path.orderId, input.query.merchantId),
+    listOrderStatusHistory: (input) => listOrderStatusHistory(ctx, input.app, input.path.orderId, input.query.merchantId),
     payOrder: ({ body, ...input }) =>
-      payOrder(ctx, app(input), input.path.orderId, { ...body, merchantId: toId(body.merchantId) }, input.origin),
-    cancelOrder: ({ body, ...input }) => cancelOrder(ctx, app(input), input.path.orderId, { merchantId: toId(body.merchantId), reason: body.reason }),
-    refundOrder: (input) => refundOrder(ctx, app(input), input.path.orderId, input.query.merchantId, input.body),
+      payOrder(ctx, input.app, input.path.orderId, body, input.origin),
+    cancelOrder: ({ body, ...input }) => cancelOrder(ctx, input.app, input.path.orderId, body),
+    refundOrder: (input) => refundOrder(ctx, input.app, input.path.orderId, input.query.merchantId, input.body),
     writeOffOrder: ({ body, ...input }) =>
-      writeOffOrder(ctx, app(input), input.path.orderId, input.query.merchantId, { storeId: toOptionalId(body?.storeId), remark: body?.remark }),
-    createCashierSession: ({ body, ...input }) => createCashierSession(ctx, app(input), { ...body, merchantId: toId(body.merchantId) }, input.origin),
-    queryPayment: (input) => queryPayment(ctx, app(input), input.query.tradeNo),
+      writeOffOrder(ctx, input.app, input.path.orderId, input.query.merchantId, { storeId: body?.storeId, remark: body?.remark }),
+    createCashierSession: ({ body, ...input }) => createCashierSession(ctx, input.app, body, input.origin),
+    queryPayment: (input) => queryPayment(ctx, input.app, input.query.tradeNo),
     purchaseMemberCard: ({ body, ...input }) =>
-      purchaseMemberCard(ctx, app(input), {
-        merchantId: toId(body.merchantId),
-        templateId: toId(body.templateId),
-        appUserId: toId(body.appUserId),
-        tierId: toOptionalId(body.tierId),
-      }),
-    listCardTemplates: (input) => listCardTemplates(ctx, app(input), input.query),
-    listMerchants: (input) => listMerchants(ctx, app(input), input.query),
-    getMerchant: (input) => getMerchant(ctx, app(input), input.path.merchantId),
-    listStores: (input) => listStores(ctx, app(input), input.query),
-    listNearbyStores: (input) => listNearbyStores(ctx, app(input), input.query),
-    getStore: (input) => getStore(ctx, app(input), input.path.storeId),
-    getStoreBusinessHours: (input) => getStoreBusinessHours(ctx, app(input), input.path.storeId),
+      purchaseMemberCard(ctx, input.app, body),
+    listCardTemplates: (input) => listCardTemplates(ctx, input.app, input.query),
+    listMerchants: (input) => listMerchants(ctx, input.app, input.query),
+    getMerchant: (input) => getMerchant(ctx, input.app, input.path.merchantId),
+    listStores: (input) => listStores(ctx, input.app, input.query),
+    listNearbyStores: (input) => listNearbyStores(ctx, input.app, input.query),
+    getStore: (input) => getStore(ctx, input.app, input.path.storeId),
+    getStoreBusinessHours: (input) => getStoreBusinessHours(ctx, input.app, input.path.storeId),
   };
 }
 
 export function signedRouter(ctx: SandboxContext): RequestHandler {
-  return createSignedRouter({
+  return createSignedRouter<AppRecord>({
     handlers: answeringStoreOutages(signedOperations(ctx)),
     apps: (appKey) => ctx.records.app(appKey),
     nonceStore: ctx.nonceStore,

@@ -26,8 +26,12 @@ export interface MemoryCallbackLog extends SandboxCallbackLog {
 export function createMemoryCallbackLog(): MemoryCallbackLog {
   // Insertion order is creation order: the newest last.
   const deliveries = new Map<string, CallbackDelivery>();
+  // Removed by a reset: an attempt in flight then saves nothing back.
+  const removed = new Set<string>();
   return {
-    save: (delivery) => void deliveries.set(delivery.eventId, delivery),
+    save(delivery) {
+      if (!removed.has(delivery.eventId)) deliveries.set(delivery.eventId, delivery);
+    },
     get: (eventId) => deliveries.get(eventId),
     pending: () => [...deliveries.values()].filter((delivery) => delivery.status === "pending"),
     claim: (delivery) => {
@@ -47,8 +51,11 @@ export function createMemoryCallbackLog(): MemoryCallbackLog {
       return undefined;
     },
     remove(appKey) {
-      if (appKey === undefined) return deliveries.clear();
-      for (const [eventId, delivery] of deliveries) if (delivery.appKey === appKey) deliveries.delete(eventId);
+      for (const [eventId, delivery] of deliveries) {
+        if (appKey !== undefined && delivery.appKey !== appKey) continue;
+        deliveries.delete(eventId);
+        removed.add(eventId);
+      }
     },
   };
 }

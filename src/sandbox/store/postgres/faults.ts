@@ -81,6 +81,7 @@ export function createPostgresFaultStore(database: Database): PostgresFaultStore
         await session.query("UPDATE faults SET record = $2::jsonb WHERE fault_id = $1", [faultId, encodeRecord(fault)]);
       });
     },
+    hasActive: () => store.armed,
     async clear(appKey) {
       if (appKey !== undefined) {
         await database.query("DELETE FROM faults WHERE app_key = $1", [appKey]);
