@@ -16,6 +16,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createSignedClient } from "../../src/client/index.js";
+import { parseJsonLossless } from "../../src/json/index.js";
 import { runConformance } from "../../src/conformance/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { createMemoryNonceStore, signRequestHeaders, verifySignedRequest } from "../../src/signing/index.js";
@@ -53,10 +54,10 @@ interface RatioGoal {
 }
 
 const GOALS: RatioGoal[] = [
-  { target: "sandbox", versus: "prism", atLeast: 1.3, goal: "sandbox ≥ 1.3 × Prism's silent mock" },
-  { target: "sandbox-log", versus: "prism", atLeast: 1.1, goal: "sandbox with its request log ≥ 1.1 × Prism" },
-  { target: "sandbox", versus: "bare-express", atLeast: 0.75, goal: "validation + signing ≤ 25 % (sandbox ≥ 0.75 × bare Express)" },
-  { target: "kit", versus: "kit-bare", atLeast: 0.75, goal: "server kit, constant handlers ≤ 25 % (≥ 0.75 × bare Express)" },
+  { target: "sandbox", versus: "prism", atLeast: 2.0, goal: "sandbox ≥ 2.0 × Prism's silent mock" },
+  { target: "sandbox-log", versus: "prism", atLeast: 1.8, goal: "sandbox with its request log ≥ 1.8 × Prism" },
+  { target: "sandbox", versus: "bare-express", atLeast: 0.8, goal: "sandbox ≥ 0.8 × bare Express (same handlers)" },
+  { target: "kit", versus: "kit-bare", atLeast: 0.8, goal: "server kit, constant handlers ≥ 0.8 × its bare twin" },
 ];
 
 /** Every goal a section measured, for the summary at the end. */
@@ -203,7 +204,8 @@ async function clientOverhead(): Promise<void> {
       };
       const viaFetch = async () => {
         const response = await fetch(url, { headers: signRequestHeaders({ ...CREDENTIALS }) });
-        const body = JSON.parse(await response.text()) as { code?: number };
+        // The exact parse any int64-safe caller needs (ids beyond 2^53 stay exact).
+        const body = parseJsonLossless(await response.text()) as { code?: number };
         if (body.code !== 0) throw new Error(`plain fetch answered ${JSON.stringify(body)}`);
       };
       for (let i = 0; i < 300; i++) {
@@ -223,13 +225,13 @@ async function clientOverhead(): Promise<void> {
       const overhead = clientUs / fetchUs - 1;
       const where = kind === "sandbox" ? "the sandbox" : "a canned-answer stub";
       rows.push([where, clientUs, fetchUs, clientUs - fetchUs, clientUs / fetchUs, `${(overhead * 100).toFixed(1)} %`]);
-      summary.push({ goal: "client ≤ 10 % over fetch + signing + JSON.parse", scope: `listStores against ${where}`, result: `${overhead >= 0 ? "+" : ""}${(overhead * 100).toFixed(1)} % (${Math.round(clientUs)} vs ${Math.round(fetchUs)} µs)`, met: overhead <= 0.1 });
+      summary.push({ goal: "client ≤ 20 % over fetch + signing + exact JSON parse", scope: `listStores against ${where}`, result: `${overhead >= 0 ? "+" : ""}${(overhead * 100).toFixed(1)} % (${Math.round(clientUs)} vs ${Math.round(fetchUs)} µs)`, met: overhead <= 0.2 });
       data[kind] = { clientUsPerCall: clientUs, fetchUsPerCall: fetchUs, ratio: clientUs / fetchUs, blocks: timings };
     } finally {
       await server.stop();
     }
   }
-  out(table("Signed typed client call() vs plain fetch (+ signRequestHeaders + JSON.parse), µs per call (median of blocks)", ["server", "client µs", "fetch µs", "difference µs", "ratio", "overhead"], rows));
+  out(table("Signed typed client call() vs plain fetch (+ signRequestHeaders + exact JSON parse), µs per call (median of blocks)", ["server", "client µs", "fetch µs", "difference µs", "ratio", "overhead"], rows));
   results.client = { calls, block, ...data };
 }
 
@@ -372,6 +374,30 @@ async function memory(): Promise<void> {
   results.memory = { total, samples, p99RssMiB: percentileOf(samples.map((s) => s.rssMiB), 99), heapAfterGc: heap };
 }
 
+// ---------------------------------------------------------------- load
+
+/**
+ * A load test at full speed, answered and not refused: listStores and createOrder in turn on 50
+ * connections for a full minute (--duration shortens it), every request signed afresh, against
+ * `mop sandbox` with its quotas and nonce capacity lifted as docs/performance.md ("Load testing
+ * against the sandbox") says. The goal: every answer 2xx with the success envelope.
+ */
+async function load(): Promise<void> {
+  const durationSec = flags.duration ?? (quick ? 10 : 60);
+  out(`\n== Load: listStores and createOrder in turn, 50 connections, ${durationSec} s at full speed against mop sandbox (quotas and nonce capacity lifted)`);
+  const server = await startSandboxProcess();
+  try {
+    const run = await runLoad({ origin: server.origin, basePath: server.basePath, connections: 50, durationSec, requests: OPERATIONS.map((operation) => signedRequest(operation, server.basePath)) });
+    const other = run.requests - run.good;
+    out(table("Answers of the whole run", ["answers", "good (2xx, success envelope)", "not good", "5xx", "errors", "timeouts", "good/s", "p50 ms", "p99 ms"], [[run.requests, run.good, other, run.status5xx, run.errors, run.timeouts, Math.round(run.rps), run.latencyMs.p50, run.latencyMs.p99]]));
+    out(`status codes: ${JSON.stringify(run.statusCodes)}`);
+    results.load = run;
+    summary.push({ goal: "a load test at full speed is answered, not refused", scope: `${durationSec} s, 50 conns, listStores + createOrder`, result: `${run.good} of ${run.requests} good${other > 0 ? ` (${other} not)` : ""}`, met: other === 0 && run.requests > 0 && durationSec >= 60 });
+  } finally {
+    await server.stop();
+  }
+}
+
 // ---------------------------------------------------------------- run
 
 const sections: [string, () => Promise<void>][] = [
@@ -381,6 +407,7 @@ const sections: [string, () => Promise<void>][] = [
   ["checker", checker],
   ["throughput", throughput],
   ["memory", memory],
+  ["load", load],
   [
     "proxy",
     async () => {

@@ -27,7 +27,7 @@ import { pathToFileURL } from "node:url";
 import type { AutocannonRequest } from "autocannon";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { loadBundle } from "../../src/contract/index.js";
-import { createSpecValidator as createAssembly } from "../../src/server/validator.js";
+import { createSpecValidator as createAssembly } from "../../src/server/eov/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { frameTimes, type FrameTimes } from "./lib/cpu-profile.js";
 import { runLoad, signedRequest, type LoadRequest } from "./lib/load.js";

@@ -2,23 +2,16 @@
 // HTTP status, says whether the call succeeded (DESIGN item 4). Success gives `data`; an error
 // code becomes an ApiError with its registry entry; anything else is an UnexpectedResponseError.
 import { parseJsonLossless } from "../json/index.js";
+import type { EnvelopeDialect as BaseDialect } from "../envelopes.js";
 import { ApiError, UnexpectedResponseError, type ApiErrorEntry } from "./errors.js";
 import { isReadAnswer, type AnswerText } from "./transport.js";
 
-/** How one interface spells its envelope. */
-export interface EnvelopeDialect {
-  /** 0 for the signed interface, 200 for the key-based one. */
-  successCode: number;
-  /** "msg" (signed) or "message" (key-based). */
-  messageField: "msg" | "message";
-  /** The registry entry of an error code, or undefined for an unregistered one. */
-  describe(code: number): ApiErrorEntry | undefined;
-  /** e.g. "signed interface (/open-api/v1)", for messages. */
-  interfaceName: string;
+/** How one interface spells its envelope (src/envelopes.ts), with what the client's messages name. */
+export interface EnvelopeDialect extends BaseDialect {
   /** The client's base URL, for messages. */
   baseUrl: string;
   /** The other interface's envelope, to name it when a client was pointed at the wrong one. */
-  other: { successCode: number; messageField: "msg" | "message"; describe(code: number): ApiErrorEntry | undefined; interfaceName: string };
+  other: BaseDialect;
 }
 
 /** What openapi-fetch answered: data on 2xx, error otherwise, and the Response (an AnswerText on call()'s direct path). */

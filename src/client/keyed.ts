@@ -1,7 +1,8 @@
 // The client of the key-based interface (/v1): Authorization: Bearer <API_KEY>, envelope
 // {code: 200, message, data}, string ids.
 import type { Client, Middleware } from "openapi-fetch";
-import { describeKeyedError, describeSignedError, KeyedErrors, KEYED_SUCCESS_CODE, SIGNED_SUCCESS_CODE } from "../../generated/error-codes.js";
+import { KeyedErrors } from "../../generated/error-codes.js";
+import { ENVELOPE_DIALECTS } from "../envelopes.js";
 import { keyedOperations, type KeyedOperationId } from "../../generated/keyed.operations.js";
 import type { operations, paths } from "../../generated/keyed.js";
 import { clientFace, createClientCore } from "./core.js";
@@ -84,14 +85,7 @@ export function createKeyedClient(options: KeyedClientOptions): KeyedClient {
     operations: keyedOperations,
     idempotentOperations: new Set(),
     rateLimitedCode: KeyedErrors.KEYED_RATE_LIMITED.code,
-    dialect: {
-      successCode: KEYED_SUCCESS_CODE,
-      messageField: "message",
-      describe: describeKeyedError,
-      interfaceName: "key-based interface (/v1)",
-      baseUrl,
-      other: { successCode: SIGNED_SUCCESS_CODE, messageField: "msg", describe: describeSignedError, interfaceName: "signed interface (/open-api/v1)" },
-    },
+    dialect: { ...ENVELOPE_DIALECTS.keyed, baseUrl, other: ENVELOPE_DIALECTS.signed },
     now: now ?? Date.now,
   });
 

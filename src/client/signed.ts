@@ -1,7 +1,8 @@
 // The client of the signed open interface (/open-api/v1): every request carries the four
 // signature headers, computed over the exact bytes sent.
 import type { Client, Middleware } from "openapi-fetch";
-import { describeKeyedError, describeSignedError, KEYED_SUCCESS_CODE, SignedErrors, SIGNED_SUCCESS_CODE } from "../../generated/error-codes.js";
+import { SignedErrors } from "../../generated/error-codes.js";
+import { ENVELOPE_DIALECTS } from "../envelopes.js";
 import { signedOperations, type SignedOperationId } from "../../generated/signed.operations.js";
 import type { operations, paths } from "../../generated/signed.js";
 import { clientFace, createClientCore } from "./core.js";
@@ -99,14 +100,7 @@ export function createSignedClient(options: SignedClientOptions): SignedClient {
     operations: signedOperations,
     idempotentOperations: SIGNED_IDEMPOTENT_OPERATIONS,
     rateLimitedCode: SignedErrors.RATE_LIMITED.code,
-    dialect: {
-      successCode: SIGNED_SUCCESS_CODE,
-      messageField: "msg",
-      describe: describeSignedError,
-      interfaceName: "signed interface (/open-api/v1)",
-      baseUrl,
-      other: { successCode: KEYED_SUCCESS_CODE, messageField: "message", describe: describeKeyedError, interfaceName: "key-based interface (/v1)" },
-    },
+    dialect: { ...ENVELOPE_DIALECTS.signed, baseUrl, other: ENVELOPE_DIALECTS.keyed },
     now: now ?? Date.now,
   });
 

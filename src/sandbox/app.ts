@@ -4,7 +4,7 @@
 // escapes them all still gets an envelope here.
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { SandboxContext } from "./context.js";
-import { sendRaw } from "../server/index.js";
+import { sendRaw } from "../server/internal.js";
 import { SignedErrors } from "../../generated/error-codes.js";
 import { requestLogger } from "./logger.js";
 import { securityHeaders } from "./security-headers.js";

@@ -2,7 +2,7 @@
 // happen (internal errors, answers that failed response validation, callbacks given up).
 import type { NextFunction, Request, Response } from "express";
 import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from "pino";
-import { requestState } from "../server/index.js";
+import { requestState, requestSummary } from "../server/index.js";
 import { isDashboardRead } from "./dashboard/recorder.js";
 
 export interface RequestLogRecord {
@@ -89,18 +89,18 @@ export function requestLogger(logger: SandboxLogger) {
     const url = req.originalUrl;
     const query = url.indexOf("?");
     if (isDashboardRead(req.method, query === -1 ? url : url.slice(0, query))) return next();
-    const started = performance.now();
+    // The request's clock starts here (its state's startedAt).
+    requestState(res);
     res.once("finish", () => {
-      const operationId = (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-      const code = requestState(res).envelopeCode as number | undefined;
+      const summary = requestSummary(req, res);
       logger.request({
         time: new Date().toISOString(),
-        method: req.method,
-        path: query === -1 ? url : url.slice(0, query),
-        operationId: operationId ?? (res.locals.operationId as string | undefined) ?? null,
-        code: code ?? null,
-        status: res.statusCode,
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        method: summary.method,
+        path: summary.path,
+        operationId: summary.operationId,
+        code: summary.code,
+        status: summary.status,
+        durationMs: summary.durationMs,
       });
     });
     next();

@@ -11,7 +11,7 @@
 //     that cross-origin after a CORS preflight, which the sandbox never grants.
 import type { NextFunction, Request, Response } from "express";
 import { crossOriginReason as siteCrossOriginReason, isStateChanging, ServedHosts } from "../http-guard/index.js";
-import { sendRaw } from "../server/index.js";
+import { sendRaw } from "../server/internal.js";
 import { signedError } from "./errors.js";
 import { SignedErrors } from "../../generated/error-codes.js";
 

@@ -7,7 +7,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
 import { failureEnvelope } from "../contract/index.js";
-import { RefusalError, sendRaw } from "../server/index.js";
+import { RefusalError } from "../server/index.js";
+import { sendRaw } from "../server/internal.js";
 import type { SandboxContext } from "./context.js";
 import { StoreUnavailableError } from "./store/rules.js";
 

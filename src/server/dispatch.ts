@@ -7,7 +7,7 @@ import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
 import { sendSuccess, type AnswerWriter } from "./answer.js";
 import { keyedError, RefusalError, signedError } from "./errors.js";
 import { requestState, type RequestState } from "./state.js";
-import { checkValidatorVersion, createSpecValidator, type SpecValidator } from "./validator.js";
+import { checkValidatorVersion, createSpecValidator, type SpecValidator } from "./eov/index.js";
 
 const sharedValidators = new Map<SpecName, SpecValidator>();
 

@@ -1,7 +1,8 @@
 // Every fact about one request, typed and in one place (Prism's plain request is the model):
 // each step of the pipeline reads and writes this object, never loose res.locals keys. Kept in
 // res.locals under one key so that code outside the kit (a request log, a dashboard) reads the
-// same object, through requestSummary (summary.ts) for what a log shows.
+// same object, through requestSummary (summary.ts) for what a log shows. A step of the app
+// (a page, a scenario) may set what concerns it: operationId for a page, fault for a scenario.
 import type { Response } from "express";
 import type { SpecName } from "../contract/index.js";
 import type { PrecheckedRequest, SignatureFailure } from "../signing/index.js";
@@ -20,7 +21,6 @@ export type AnswerCheck = (res: Response, status: number, body: unknown) => Resp
 export interface RequestFault {
   /** What it did, e.g. "internal-error", "timeout". */
   readonly kind: string;
-  readonly [detail: string]: unknown;
 }
 
 /** A refused signature, kept for logs and dashboards (the client was told `message`). */

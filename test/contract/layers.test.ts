@@ -1,7 +1,9 @@
 // The package's layering (docs/architecture.md), read from the import statements of src/: a
-// part uses another part only through its index.ts, only the parts below it, and only the
+// part uses another part only through its index.ts (its public face) or its internal.ts (the face
+// for the package's own parts, which no package export reaches), only the parts below it, and only the
 // contract layer reads the bundled specs or sets up a JSON Schema validator. util/ (where the
-// package is installed) and errors.ts (the root error class) are leaves anyone may import.
+// package is installed), errors.ts (the root error class) and envelopes.ts (the two envelope
+// dialects) are leaves anyone may import.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,17 +61,17 @@ const relativeImports = imports.filter((i) => i.specifier.startsWith("."));
 describe("the layers of src/", () => {
   it("has every part in the table", () => {
     const parts = new Set(files.map((file) => partOf(file)!));
-    const unknown = [...parts].filter((part) => !(part in ALLOWED) && !["index", "errors"].includes(part));
+    const unknown = [...parts].filter((part) => !(part in ALLOWED) && !["index", "errors", "envelopes"].includes(part));
     expect(unknown).toEqual([]);
   });
 
-  it("crosses from one part into another only through that part's index.ts", () => {
+  it("crosses from one part into another only through that part's index.ts or internal.ts", () => {
     const offenders = relativeImports
       .filter(({ file, specifier }) => {
         const target = normalize(join(dirname(file), specifier));
         const from = partOf(file);
         const to = partOf(target);
-        return to !== undefined && from !== to && from !== "index" && !["errors", "util"].includes(to) && !target.endsWith(`${to}${"/"}index.js`);
+        return to !== undefined && from !== to && from !== "index" && !["errors", "util", "envelopes"].includes(to) && !target.endsWith(`${to}${"/"}index.js`) && !target.endsWith(`${to}${"/"}internal.js`);
       })
       .map(({ file, specifier }) => `${relative(root, file)} imports ${specifier}`);
     expect(offenders).toEqual([]);
@@ -80,11 +82,16 @@ describe("the layers of src/", () => {
       .filter(({ file, specifier }) => {
         const from = partOf(file);
         const to = partOf(normalize(join(dirname(file), specifier)));
-        if (!from || !to || from === to || from === "index" || from === "errors" || to === "errors") return false;
+        if (!from || !to || from === to || from === "index" || from === "errors" || to === "errors" || to === "envelopes") return false;
         return !(ALLOWED[from] ?? []).includes(to);
       })
       .map(({ file, specifier }) => `${relative(root, file)} imports ${specifier}`);
     expect(offenders).toEqual([]);
+  });
+
+  it("exports no part's internal.ts from the package", () => {
+    const exported = JSON.stringify((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: unknown }).exports);
+    expect(exported).not.toMatch(/internal/);
   });
 
   it("leaves reading the bundled specs and setting up Ajv to the contract layer", () => {

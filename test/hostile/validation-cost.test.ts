@@ -2,7 +2,7 @@
 // validator looks at its items, and a body with many errors gets a short answer.
 import { describe, expect, it } from "vitest";
 import { loadBundle } from "../../src/contract/index.js";
-import { LISTED_VALIDATION_ERRORS } from "../../src/server/index.js";
+import { LISTED_VALIDATION_ERRORS } from "../../src/server/internal.js";
 import { expectStillServed, hostileSuite, memoryProbe } from "./support.js";
 
 const { sb } = hostileSuite({ seed: { orders: 1 } });

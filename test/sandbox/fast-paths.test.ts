@@ -18,7 +18,7 @@ import { findStructureProblem } from "../../src/json/structure.js";
 import { isInteger, parse as losslessParse } from "lossless-json";
 import { loadBundle } from "../../src/contract/index.js";
 import { requestState } from "../../src/server/state.js";
-import { createSpecValidator, metadataStep, prepareSpec, validatorOptions } from "../../src/server/validator.js";
+import { createSpecValidator, metadataStep, prepareSpec, validatorOptions } from "../../src/server/eov/index.js";
 import type { ResponseValidationFailure } from "../../src/server/state.js";
 
 // The public middleware's verdict on an answer (its onError), by response; the assembly's is

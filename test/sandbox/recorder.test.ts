@@ -7,8 +7,9 @@ import { createRequestRecorder } from "../../src/sandbox/dashboard/recorder.js";
 import { requestState } from "../../src/server/index.js";
 
 function exchange(path: string, status: number, code: number, method = "GET") {
-  const res = Object.assign(new EventEmitter(), { statusCode: status, headersSent: true, locals: { operationId: "listStores" }, getHeader: () => "application/json" }) as unknown as Response & EventEmitter;
+  const res = Object.assign(new EventEmitter(), { statusCode: status, headersSent: true, locals: {}, getHeader: () => "application/json" }) as unknown as Response & EventEmitter;
   requestState(res).envelopeCode = code;
+  requestState(res).operationId = "listStores";
   const req = { originalUrl: `${path}?merchantId=1`, method, headers: {}, rawHeaders: ["X-Sign", "c2lnbmF0dXJlLXRoYXQtbXVzdC1ub3Qtc2hvdy1pbi1mdWxsPQ=="] };
   return { req: req as unknown as Request, res, finish: () => res.emit("finish") };
 }

@@ -4,7 +4,8 @@
 import express from "express";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createOperationRouter, signedError } from "../../src/server/index.js";
+import { signedError } from "../../src/server/index.js";
+import { createOperationRouter } from "../../src/server/internal.js";
 import { captureLogger } from "./helpers.js";
 
 const logs = captureLogger();

@@ -1,8 +1,9 @@
-// The server kit's validator (src/server/validator.ts and validator-steps.ts) is assembled from express-openapi-validator
+// The server kit's validator (src/server/eov/, every internal in its internals.ts) is assembled from express-openapi-validator
 // internals: dist/ modules, private fields and methods, and the path-to-regexp EOV resolves.
 // None of that is EOV's public API, so any release may move it. These tests fail loudly, naming
 // what moved, when the installed EOV is not the version the adapter was written against or when
-// any internal it uses is missing or has changed shape. test/sandbox/fast-paths.test.ts then
+// any internal it uses is missing or has changed shape, and when internals.ts imports a module this
+// file does not check. test/sandbox/fast-paths.test.ts then
 // proves the assembly still behaves as EOV's own middleware does.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -12,10 +13,10 @@ import type { AddressInfo } from "node:net";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { describe, expect, it, vi } from "vitest";
 import { loadBundle } from "../../src/contract/index.js";
-import { createSpecValidator, prepareSpec, validatorOptions } from "../../src/server/validator.js";
+import { createSpecValidator, prepareSpec, validatorOptions } from "../../src/server/eov/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
-const RECHECK = "re-check every internal src/server/validator.ts and validator-steps.ts use (listed in the comments at their tops) against the new version, then update the pin";
+const RECHECK = "re-check every internal src/server/eov/internals.ts uses (why each is used is said at the top of the eov module using it) against the new version, then update the pin";
 const require = createRequire(import.meta.url);
 const fromValidator = createRequire(require.resolve("express-openapi-validator"));
 
@@ -41,7 +42,7 @@ function checkPinned(installed: string, manifest: { devDependencies: Shape; peer
   for (const field of ["devDependencies", "peerDependencies"] as const) {
     const pinned = manifest[field]["express-openapi-validator"];
     if (pinned !== installed) {
-      throw new Error(`express-openapi-validator ${installed} is installed but package.json's ${field} pins ${String(pinned)}: the kit's adapter (src/server/validator.ts, validator-steps.ts) is written against the pinned version only; ${RECHECK}.`);
+      throw new Error(`express-openapi-validator ${installed} is installed but package.json's ${field} pins ${String(pinned)}: the kit's adapter (src/server/eov/internals.ts) is written against the pinned version only; ${RECHECK}.`);
     }
   }
 }
@@ -54,7 +55,7 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
   });
 
   it("a server started with another release is refused at start-up, saying what to install", async () => {
-    const { checkValidatorVersion, SUPPORTED_VALIDATOR_VERSION } = await import("../../src/server/validator.js");
+    const { checkValidatorVersion, SUPPORTED_VALIDATOR_VERSION } = await import("../../src/server/eov/index.js");
     const manifest = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { peerDependencies: Shape };
     expect(SUPPORTED_VALIDATOR_VERSION).toBe(manifest.peerDependencies["express-openapi-validator"]);
     expect(() => checkValidatorVersion()).not.toThrow();
@@ -63,7 +64,7 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
 
   it("the guards fail, naming what to re-check, on another version or another shape", () => {
     expect(() => checkPinned("5.7.0", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "5.6.2" } })).toThrow(
-      /express-openapi-validator 5\.7\.0 is installed but package\.json's devDependencies pins 5\.6\.2.*re-check every internal src\/server\/validator\.ts and validator-steps\.ts use/,
+      /express-openapi-validator 5\.7\.0 is installed but package\.json's devDependencies pins 5\.6\.2.*re-check every internal src\/server\/eov\/internals\.ts uses/,
     );
     expect(() => checkPinned("5.6.2", { devDependencies: { "express-openapi-validator": "5.6.2" }, peerDependencies: { "express-openapi-validator": "^5.6.2" } })).toThrow(/peerDependencies pins \^5\.6\.2/);
     expect(() => expectKind("SchemaPreprocessor", "resolvedSchemaCache", {}, "map")).toThrow("express-openapi-validator internal changed: SchemaPreprocessor.resolvedSchemaCache is object, the kit's adapter expects map");
@@ -87,6 +88,12 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
       // Not used by the adapter itself: the reference fast-paths.test.ts compares it with.
       ["dist/middlewares/openapi.metadata.js", { applyOpenApiMetadata: "function" }],
     ];
+    // Every deep import of the adapter is one of the modules checked here.
+    const adapter = readFileSync(join(packageRoot(), "src", "server", "eov", "internals.ts"), "utf8");
+    const deepImports = [...adapter.matchAll(/from "express-openapi-validator\/(dist\/[^"]+)"/g)].map((match) => match[1]);
+    expect(deepImports.filter((path) => !expected.some(([checked]) => checked === path))).toEqual([]);
+    const elsewhere = ["validator.ts", "load.ts", "routing.ts", "request.ts", "response.ts", "content-type.ts", "index.ts"].filter((file) => /express-openapi-validator\/dist|as unknown as|as never/.test(readFileSync(join(packageRoot(), "src", "server", "eov", file), "utf8")));
+    expect(elsewhere, "deep imports and casts of EOV's types belong in src/server/eov/internals.ts").toEqual([]);
     for (const [path, exports] of expected) {
       const module = await importInternal(path);
       for (const [name, kind] of Object.entries(exports)) expectKind(path, name, module[name], kind);
@@ -154,7 +161,7 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
   });
 
   it("the context and the response document prepareSpec builds have the members metadataStep reads", async () => {
-    const { context, responseApiDoc, validator } = await prepareSpec(loadBundle("signed"));
+    const { context, responseApiDoc, built } = await prepareSpec(loadBundle("signed"));
     const ctx = context as unknown as Shape;
     for (const field of ["expressRouteMap", "openApiRouteMap", "apiDoc"] as const) expectKind("OpenApiContext", field, ctx[field], "object");
     expectKind("OpenApiContext", "serial", ctx.serial, "number");
@@ -166,7 +173,7 @@ describe("express-openapi-validator internals the kit's adapter uses", () => {
     expectKind("OpenApiContext.routePair(route)", "openApiRoute", (context.routePair(expressRoute as string) as unknown as Shape).openApiRoute, "string");
     expectKind("SchemaPreprocessor.preProcess()", "apiDocRes.paths", responseApiDoc.paths, "object");
     // The request and response steps the adapter takes from the validator, built for real.
-    const internals = validator as unknown as { ajvOpts: { request: object; response: object }; options: { validateResponses: object } };
+    const internals = built as unknown as { ajvOpts: { request: object; response: object }; options: { validateResponses: object } };
     expectKind("OpenApiValidator", "ajvOpts.response", internals.ajvOpts.response, "object");
     const { ResponseValidator } = await importInternal("dist/middlewares/openapi.response.validator.js");
     const responseValidator = new (ResponseValidator as new (...args: unknown[]) => Shape)(responseApiDoc, internals.ajvOpts.response, internals.options.validateResponses, context.serial);

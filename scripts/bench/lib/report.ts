@@ -105,7 +105,7 @@ export function parseFlags(argv: string[]): Flags {
     else if (arg === "--rounds") flags.rounds = Number(value());
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(
-        "Usage: npm run bench -- [--quick] [--only throughput,client,signing,checker,startup,memory,proxy] [--duration SECONDS] [--rounds N]\n" +
+        "Usage: npm run bench -- [--quick] [--only throughput,client,signing,checker,startup,memory,load,proxy] [--duration SECONDS] [--rounds N]\n" +
           "Set MOP_BENCH_SANDBOX_ROOT to another build of the package to measure its sandbox instead (before/after).\n",
       );
       process.exit(0);

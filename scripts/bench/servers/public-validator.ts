@@ -7,7 +7,7 @@ import express from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { createArrayLimitCheck } from "../../../src/server/array-limits.js";
 import type { OpenApiDocument } from "../../../src/contract/index.js";
-import { validatorOptions, type SpecValidator } from "../../../src/server/validator.js";
+import { validatorOptions, type SpecValidator } from "../../../src/server/eov/index.js";
 
 export type { SpecValidator };
 

@@ -5,7 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { AddressInfo } from "node:net";
 import { loadBundle } from "../../../src/contract/index.js";
-import * as assembly from "../../../src/server/validator.js";
+import * as assembly from "../../../src/server/eov/index.js";
 import * as publicMiddleware from "./public-validator.js";
 
 const variant = process.argv[2];

@@ -8,9 +8,9 @@
 import type { NextFunction, Request, Response } from "express";
 import type { SandboxClock } from "../clock.js";
 import { operationRoutes, type SpecName } from "../../contract/index.js";
-import { requestState } from "../../server/index.js";
+import { requestState, requestSummary, type RequestSummary } from "../../server/index.js";
 import { maskHeader } from "./masking.js";
-import type { SignatureRefusal } from "./refusal.js";
+import { describeRefusal, type SignatureRefusal } from "./refusal.js";
 import type { FaultMark } from "../faults/mark.js";
 
 /** Request and response bodies are kept up to this many bytes each. */
@@ -114,43 +114,41 @@ function keptHeaders(rawHeaders: readonly string[]): [string, string][] {
  * The operation a request was addressed to: the one served, else (a request refused before
  * routing: a stale signature, a body too large) the one the spec's route table names.
  */
-function operationOf(req: Request, res: Response, area: SandboxArea, path: string): string | null {
-  const served = requestState(res).operationId ?? (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ?? (res.locals.operationId as string | undefined);
-  if (served !== undefined) return served;
+function operationOf(summary: RequestSummary, area: SandboxArea): string | null {
+  if (summary.operationId !== null) return summary.operationId;
   const spec = SPEC_OF[area];
-  return spec === undefined ? null : (operationRoutes(spec)(req.method, path)?.operationId ?? null);
+  return spec === undefined ? null : (operationRoutes(spec)(summary.method, summary.path)?.operationId ?? null);
 }
 
-function record(id: number, atMs: number, req: Request, res: Response, started: number): KeptRequest {
-  const url = req.originalUrl;
-  const query = url.indexOf("?");
-  const path = query === -1 ? url : url.slice(0, query);
-  const area = areaOf(path);
-  const state = requestState(res);
+function record(id: number, atMs: number, req: Request, res: Response): KeptRequest {
+  const summary = requestSummary(req, res);
+  const area = areaOf(summary.path);
   const header = req.headers["x-app-key"];
   const namedApp = typeof header === "string" ? cut(header, 256) : null;
   const contentType = res.getHeader("content-type");
-  const code = state.envelopeCode;
+  const refusal = summary.signatureRefusal;
   return {
     id,
     atMs,
-    method: req.method,
-    url: cut(url),
-    path: cut(path),
+    method: summary.method,
+    url: cut(summary.url),
+    path: cut(summary.path),
     area,
-    operationId: operationOf(req, res, area, path),
+    operationId: operationOf(summary, area),
     // 0: the connection closed without an answer (a fault's timeout or reset, a client gone).
-    status: res.headersSent ? res.statusCode : 0,
-    code: typeof code === "number" ? code : null,
-    message: state.envelopeMessage === undefined ? null : cut(state.envelopeMessage),
-    durationMs: Math.round((performance.now() - started) * 10) / 10,
-    appKey: state.appKey ?? namedApp ?? (state.apiKey === undefined ? null : `API key ${state.apiKey.slice(0, 4)}…`),
-    appVerified: state.appKey !== undefined,
+    status: summary.status,
+    code: summary.code,
+    message: summary.message === null ? null : cut(summary.message),
+    durationMs: summary.durationMs,
+    appKey: summary.appKey ?? namedApp ?? (summary.apiKey === null ? null : `API key ${summary.apiKey.slice(0, 4)}…`),
+    appVerified: summary.appKey !== null,
     headers: keptHeaders(req.rawHeaders),
-    requestBody: keptBody(state.rawBody, Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined ? { kind: "not-read" } : { kind: "none" }),
-    responseBody: keptBody(state.answerText, { kind: "not-kept", contentType: typeof contentType === "string" ? contentType : null }),
-    signature: (res.locals.signatureRefusal as SignatureRefusal | undefined) ?? null,
-    fault: (res.locals.sandboxFault as FaultMark | undefined) ?? null,
+    requestBody: keptBody(summary.requestBody, summary.bodyAnnounced ? { kind: "not-read" } : { kind: "none" }),
+    responseBody: keptBody(summary.answerText, { kind: "not-kept", contentType: typeof contentType === "string" ? contentType : null }),
+    // What arrived and the string the sandbox expected to be signed.
+    signature: refusal === null ? null : describeRefusal(refusal.failure, req.headers, refusal.bodyRead ? (summary.requestBody ?? Buffer.alloc(0)) : undefined),
+    // The sandbox's faults set only their own marks (faults/step.ts).
+    fault: summary.fault as FaultMark | null,
   };
 }
 
@@ -169,14 +167,15 @@ export function createRequestRecorder(clock: SandboxClock, capacity = 100): Requ
         ownRequests += 1;
         return next_();
       }
-      const started = performance.now();
+      // The request's clock starts here (its state's startedAt).
+      requestState(res);
       const atMs = clock.now();
       const id = ++lastId;
       let kept = false;
       const keep = () => {
         if (kept) return;
         kept = true;
-        ring[next] = record(id, atMs, req, res, started);
+        ring[next] = record(id, atMs, req, res);
         next = (next + 1) % capacity;
         count = Math.min(count + 1, capacity);
       };

@@ -8,6 +8,7 @@ import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from "./page.js";
 import type { RequestRecorder } from "./recorder.js";
 import { appSecrets, requestDetail } from "./request-view.js";
 import { dashboardState } from "./state.js";
+import { requestState } from "../../server/index.js";
 
 const HEADERS = {
   "Cache-Control": "no-store",
@@ -35,7 +36,7 @@ function sameSiteJson(req: Request, res: Response): string | undefined {
 export function dashboardRouter(ctx: SandboxContext, recorder: RequestRecorder): Router {
   const router = express.Router();
   const send = (type: string, body: string) => (_req: Request, res: Response) => {
-    res.locals.operationId = "dashboard";
+    requestState(res).operationId = "dashboard";
     res.set(HEADERS).set("Content-Security-Policy", CSP).type(type).send(body);
   };
   router.get("/", send("html", DASHBOARD_HTML));

@@ -6,7 +6,7 @@
 import type { Response } from "express";
 import { KeyedErrors, SignedErrors } from "../../../generated/error-codes.js";
 import { failureEnvelope, type Dialect } from "../../contract/index.js";
-import { sendRaw } from "../../server/index.js";
+import { sendRaw } from "../../server/internal.js";
 import type { FaultBehaviour, FaultKind } from "./table.js";
 
 /** The kinds that answer with an envelope (the others delay, withhold or drop the answer). */

@@ -1,4 +1,4 @@
-// How a request answered by a fault is marked (res.locals.sandboxFault), for the dashboard's
+// How a request answered by a fault is marked (the request state's fault), for the dashboard's
 // request record: which fault, what it did, and what became of the operation.
 import type { FaultBehaviour } from "./table.js";
 

@@ -111,7 +111,7 @@ export function faultStep(ctx: SandboxContext, dialect: Dialect): RequestHandler
     if (operationId === undefined) return next();
     const armed = await armFault(ctx, req, res, dialect, operationId);
     if (!armed) return next();
-    res.locals.sandboxFault = armed.mark;
+    requestState(res).fault = armed.mark;
     res.once("finish", () => {
       armed.hit.status = res.statusCode;
       const code = requestState(res).envelopeCode;

@@ -11,7 +11,8 @@
 import express, { type Request, type Response, type Router } from "express";
 import { SignedErrors } from "../../../generated/error-codes.js";
 import { failureEnvelope, SIGNATURE_WINDOW_SECONDS } from "../../contract/index.js";
-import { sendRaw } from "../../server/index.js";
+import { requestState } from "../../server/index.js";
+import { sendRaw } from "../../server/internal.js";
 import { verifySignedRequest } from "../../signing/index.js";
 import type { SandboxContext } from "../context.js";
 import { ListenSessions, type ListenAck, type ListenSession } from "./sessions.js";
@@ -79,7 +80,7 @@ export function listenRouter(ctx: SandboxContext, sessions: ListenSessions): Rou
   const router = express.Router();
 
   router.get("/", async (req, res) => {
-    res.locals.operationId = "listen";
+    requestState(res).operationId = "listen";
     if (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") {
       return refuse(res, "VALIDATION_FAILED", "body: GET /sandbox/listen takes no request body.");
     }
@@ -115,7 +116,7 @@ export function listenRouter(ctx: SandboxContext, sessions: ListenSessions): Rou
   });
 
   router.post("/acks", async (req, res) => {
-    res.locals.operationId = "listenAck";
+    requestState(res).operationId = "listenAck";
     const text = await readBody(req);
     if (text === undefined) return refuse(res, "BODY_TOO_LARGE", `The body is larger than ${ACK_BODY_LIMIT} bytes.`);
     const appKey = await signedApp(ctx, req, res, text);

@@ -11,6 +11,7 @@ import { RefusalError } from "../errors.js";
 import { crossOriginMessage, crossOriginReason } from "../site-guard.js";
 import type { TradeRecord } from "../store/types.js";
 import { StoreUnavailableError } from "../store/rules.js";
+import { requestState } from "../../server/index.js";
 
 const NOTICES: Record<string, string> = {
   paid: "Payment successful.",
@@ -41,7 +42,7 @@ export function cashierRouter(ctx: SandboxContext): Router {
   const router = express.Router();
 
   router.get("/:tradeNo", async (req: Request<{ tradeNo: string }>, res) => {
-    res.locals.operationId = "cashierPage";
+    requestState(res).operationId = "cashierPage";
     const trade = await findTrade(ctx, req);
     if (!trade) return sendPage(res, 404, renderNotFoundPage(req.params.tradeNo));
     const done = typeof req.query.done === "string" ? NOTICES[req.query.done] : undefined;
@@ -50,7 +51,7 @@ export function cashierRouter(ctx: SandboxContext): Router {
 
   const act = (verb: "pay" | "close", run: (tradeNo: string, req: Request) => Promise<string>) =>
     async (req: Request<{ tradeNo: string }>, res: Response) => {
-      res.locals.operationId = verb === "pay" ? "cashierPay" : "cashierClose";
+      requestState(res).operationId = verb === "pay" ? "cashierPay" : "cashierClose";
       const crossOrigin = crossOriginReason(req);
       if (crossOrigin !== undefined) return sendPage(res, 403, renderRefusedPage(crossOriginMessage(crossOrigin)));
       const trade = await findTrade(ctx, req);

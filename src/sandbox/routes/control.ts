@@ -2,7 +2,8 @@
 // pipeline over its own spec (openapi/sandbox-control). State-changing requests are refused
 // from other origins' pages and must be application/json (site-guard.ts).
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { createOperationRouter, isJsonContentType, signedError, type DispatchHandler } from "../../server/index.js";
+import { signedError } from "../../server/index.js";
+import { createOperationRouter, isJsonContentType, type DispatchHandler } from "../../server/internal.js";
 import { refuseCrossOrigin } from "../site-guard.js";
 import type { SandboxContext } from "../context.js";
 import { controlOperations } from "../control.js";

@@ -7,6 +7,7 @@ import { packageRoot } from "../../util/package-root.js";
 import { escapeHtml, PAGE_HEADERS } from "../cashier-page.js";
 import { DOCS_SECURITY_HEADERS } from "../security-headers.js";
 import { bundlePath, type SpecName } from "../../contract/index.js";
+import { requestState } from "../../server/index.js";
 
 const SPECS: { name: SpecName; title: string }[] = [
   { name: "signed", title: "Signed open interface (/open-api/v1)" },
@@ -40,7 +41,7 @@ export function docsRouter(): Router {
   const site = join(packageRoot(), "docs", "site");
   for (const { name } of SPECS) {
     router.get(`/specs/${name}.openapi.json`, (_req, res) => {
-      res.locals.operationId = "docsSpec";
+      requestState(res).operationId = "docsSpec";
       res.type("application/json").sendFile(bundlePath(name));
     });
   }
@@ -48,7 +49,7 @@ export function docsRouter(): Router {
     router.use(express.static(site));
   } else {
     router.get("/", (_req, res) => {
-      res.locals.operationId = "docsIndex";
+      requestState(res).operationId = "docsIndex";
       res.set(PAGE_HEADERS).type("html").send(indexPage());
     });
   }

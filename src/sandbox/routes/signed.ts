@@ -1,13 +1,12 @@
 // The signed open interface, mounted at /open-api (the spec's servers make it answer on both
 // /open-api/v1 and /open-api): the server kit's signed router (src/server) over the sandbox's
 // in-memory domain. Sandbox-only steps are the kit's options: the app lookup reads the store,
-// refused signatures are described for the dashboard, and notifyUrl targets are checked after
-// validation (notify-target.ts).
+// a refused signature's message says when the sandbox clock was moved, and notifyUrl targets are
+// checked after validation (notify-target.ts). Handlers get the request's app and exact ids.
 import type { RequestHandler } from "express";
-import { createSignedRouter, requestState, type HandlerInput, type SignedHandlers } from "../../server/index.js";
+import { createSignedRouter, type HandlerInput, type SignedHandlers } from "../../server/index.js";
 import type { SandboxContext } from "../context.js";
 import { explainMovedClock } from "../clock-refusal.js";
-import { describeRefusal } from "../dashboard/refusal.js";
 import { checkNotifyUrl } from "../notify-target.js";
 import { answeringStoreOutages, answeringStoreOutagesIn } from "../store-guard.js";
 import { faultStep } from "../faults/step.js";
@@ -78,12 +77,9 @@ export function signedRouter(ctx: SandboxContext): RequestHandler {
     rateLimiter: ctx.rateLimiter,
     logger: ctx.logger,
     allowInsecureNotify: ctx.allowInsecureNotify,
-    // A stale timestamp while the sandbox clock is moved says so; for the dashboard: what
-    // arrived and the string the sandbox expected to be signed.
-    onSignatureRefused: (refusal, req, res) => {
-      explainMovedClock(refusal, ctx.clock);
-      res.locals.signatureRefusal = describeRefusal(refusal, req.headers, requestState(res).rawBody);
-    },
+    // A stale timestamp while the sandbox clock is moved says so (the dashboard reads the
+    // refusal from the request's summary).
+    onSignatureRefused: (refusal) => explainMovedClock(refusal, ctx.clock),
     // Faults meet only requests that pass every check before the operation, so they come last (faults/step.ts).
     checks: [checkNotifyUrl(ctx.notifyPolicy), answeringStoreOutagesIn(faultStep(ctx, "signed"), "signed")],
   });
