@@ -137,9 +137,9 @@ export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas
       async insertCustomer(customer) {
         checkTransactionApp(appKey, customer.appKey, "customer");
         const openKey = pairKey(customer.appKey, customer.openUserId);
-        if (has((t) => t.appUserIdsByOpenUserId, openKey)) throw new StoreConflictError("customers_open_user_id", `openUserId ${JSON.stringify(customer.openUserId)} already has a customer of app ${appKey}`);
+        if (has((t) => t.appUserIdsByOpenUserId, openKey)) throw new StoreConflictError(`openUserId ${JSON.stringify(customer.openUserId)} already has a customer of app ${appKey}`, { constraint: "customers_open_user_id" });
         const idKey = pairKey(customer.appKey, customer.appUserId);
-        if (has((t) => t.customers, idKey)) throw new StoreConflictError("customers_app_user_id", `appUserId ${customer.appUserId} is already a customer of app ${appKey}`);
+        if (has((t) => t.customers, idKey)) throw new StoreConflictError(`appUserId ${customer.appUserId} is already a customer of app ${appKey}`, { constraint: "customers_app_user_id" });
         pending.customers.set(idKey, copy(customer));
         pending.appUserIdsByOpenUserId.set(openKey, customer.appUserId);
       },
@@ -151,7 +151,7 @@ export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas
       },
       async insertOrder(order) {
         checkTransactionApp(appKey, order.appKey, "order");
-        if (has((t) => t.orders, order.id)) throw new StoreConflictError("orders_pkey", `order ${order.id} already exists`);
+        if (has((t) => t.orders, order.id)) throw new StoreConflictError(`order ${order.id} already exists`, { constraint: "orders_pkey" });
         const counts = usage();
         if (counts.orders >= quotas.maxOrdersPerApp) throw quotaError("orders", appKey, quotas.maxOrdersPerApp);
         counts.orders += 1;
@@ -164,9 +164,9 @@ export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas
       },
       async insertTrade(trade) {
         checkTransactionApp(appKey, trade.appKey, "trade");
-        if (has((t) => t.trades, trade.tradeNo)) throw new StoreConflictError("trades_pkey", `tradeNo ${trade.tradeNo} already exists`);
+        if (has((t) => t.trades, trade.tradeNo)) throw new StoreConflictError(`tradeNo ${trade.tradeNo} already exists`, { constraint: "trades_pkey" });
         const outKey = pairKey(trade.appKey, trade.outTradeNo);
-        if (has((t) => t.tradeNosByOutTradeNo, outKey)) throw new StoreConflictError("trades_out_trade_no", `outTradeNo ${JSON.stringify(trade.outTradeNo)} already has a trade of app ${appKey}`);
+        if (has((t) => t.tradeNosByOutTradeNo, outKey)) throw new StoreConflictError(`outTradeNo ${JSON.stringify(trade.outTradeNo)} already has a trade of app ${appKey}`, { constraint: "trades_out_trade_no" });
         const counts = usage();
         if (counts.trades >= quotas.maxTradesPerApp) throw quotaError("payment trades", appKey, quotas.maxTradesPerApp);
         counts.trades += 1;
@@ -180,11 +180,11 @@ export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas
       },
       async insertRefund(refund) {
         checkTransactionApp(appKey, refund.appKey, "refund");
-        if (has((t) => t.refunds, refund.refundNo)) throw new StoreConflictError("refunds_pkey", `refundNo ${refund.refundNo} already exists`);
-        if (has((t) => t.refundNosByOrderId, refund.orderId)) throw new StoreConflictError("refunds_order_id", `order ${refund.orderId} was already refunded`);
+        if (has((t) => t.refunds, refund.refundNo)) throw new StoreConflictError(`refundNo ${refund.refundNo} already exists`, { constraint: "refunds_pkey" });
+        if (has((t) => t.refundNosByOrderId, refund.orderId)) throw new StoreConflictError(`order ${refund.orderId} was already refunded`, { constraint: "refunds_order_id" });
         const outKey = refund.outRefundNo === null ? undefined : pairKey(refund.appKey, refund.outRefundNo);
         if (outKey !== undefined && has((t) => t.refundNosByOutRefundNo, outKey)) {
-          throw new StoreConflictError("refunds_out_refund_no", `outRefundNo ${JSON.stringify(refund.outRefundNo)} already has a refund of app ${appKey}`);
+          throw new StoreConflictError(`outRefundNo ${JSON.stringify(refund.outRefundNo)} already has a refund of app ${appKey}`, { constraint: "refunds_out_refund_no" });
         }
         pending.refunds.set(refund.refundNo, copy(refund));
         pending.refundNosByOrderId.set(refund.orderId, refund.refundNo);
@@ -192,12 +192,12 @@ export function createMemoryStore(fixtures: SandboxFixtures, quotas: StoreQuotas
       },
       async insertMemberCard(card) {
         checkTransactionApp(appKey, card.appKey, "member card");
-        if (has((t) => t.memberCards, card.id)) throw new StoreConflictError("member_cards_pkey", `member card ${card.id} already exists`);
+        if (has((t) => t.memberCards, card.id)) throw new StoreConflictError(`member card ${card.id} already exists`, { constraint: "member_cards_pkey" });
         pending.memberCards.set(card.id, copy(card));
       },
       async insertApplication(application) {
         checkTransactionApp(appKey, application.appKey, "credit application");
-        if (has((t) => t.applications, application.id)) throw new StoreConflictError("credit_applications_pkey", `credit application ${application.id} already exists`);
+        if (has((t) => t.applications, application.id)) throw new StoreConflictError(`credit application ${application.id} already exists`, { constraint: "credit_applications_pkey" });
         pending.applications.set(application.id, copy(application));
       },
       async updateApplication(application) {

@@ -28,12 +28,12 @@ export function quotaError(kind: "orders" | "payment trades", appKey: string, li
  */
 export class StoreConflictError extends MerchantOpenPlatformError {
   override readonly name = "StoreConflictError";
-  constructor(
-    readonly constraint: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  /** The unique key the insert would have repeated, e.g. "trades_out_trade_no". */
+  readonly constraint: string;
+
+  constructor(message: string, options: { constraint?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.constraint = options.constraint ?? "unique";
   }
 }
 

@@ -133,7 +133,7 @@ async function loadDriver(): Promise<typeof import("pg")> {
 export function storeError(server: string, error: unknown): unknown {
   if (error instanceof StoreUnavailableError || error instanceof StoreConflictError) return error;
   const problem = (error ?? {}) as { code?: string; message?: string; constraint?: string };
-  if (problem.code === "23505") return new StoreConflictError(problem.constraint ?? "unique", `the store refused a duplicate (${problem.constraint ?? "a unique key"})`, { cause: error });
+  if (problem.code === "23505") return new StoreConflictError(`the store refused a duplicate (${problem.constraint ?? "a unique key"})`, { constraint: problem.constraint ?? "unique", cause: error });
   if (isConnectionProblem(problem)) return new StoreUnavailableError(explainConnectionProblem(server, problem), { cause: error });
   return error;
 }
