@@ -11,7 +11,7 @@ import { verifySignedRequest } from "../../src/signing/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { StartedProcesses, type StartedProcess } from "../support/process.js";
 import { databaseName, postgresServerMissing, startPostgresServer, type PostgresServer } from "../support/postgres.js";
-import { DEMO, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../sandbox/helpers.js";
+import { DEMO, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../support/sandbox.js";
 
 function fakeIo(env: Record<string, string> = {}) {
   const out = { stdout: "", stderr: "" };

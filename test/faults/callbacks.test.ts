@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseJsonLossless } from "../../src/json/index.js";
 import { DEFAULT_CALLBACK_SCHEDULE_MS, type CallbackDeliveryRecord } from "../../src/sandbox/index.js";
 import { createMemoryNonceStore, verifySignedRequest } from "../../src/signing/index.js";
-import { DEMO, startSandbox, T0, type TestSandbox } from "../sandbox/helpers.js";
+import { DEMO, startSandbox, T0, type TestSandbox } from "../support/sandbox.js";
 import { closedPort, startScriptedReceiver, until, type ScriptedReceiver } from "./support.js";
 
 const cleanups: (() => Promise<void>)[] = [];

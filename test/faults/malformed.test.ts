@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signRequestHeaders } from "../../src/signing/index.js";
-import { DEMO, startSandbox, type TestSandbox } from "../sandbox/helpers.js";
+import { DEMO, startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 let port: number;

@@ -3,7 +3,7 @@
 // hostile-input review, each followed by a valid signed request.
 import { describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
-import { captureLogger } from "../sandbox/helpers.js";
+import { captureLogger } from "../support/sandbox.js";
 import { createSandbox, nonLoopbackWarning } from "../../src/sandbox/index.js";
 import { envelopeOf, expectStillServed, hostileSuite, rawRequest } from "./support.js";
 

@@ -4,7 +4,7 @@
 // so nothing leaves the machine.
 import { describe, expect, it } from "vitest";
 import { addressKind } from "../../src/sandbox/notify-target.js";
-import { eventually, type TestSandbox } from "../sandbox/helpers.js";
+import { eventually, type TestSandbox } from "../support/sandbox.js";
 import { expectStillServed, hostileSuite, startHostileSandbox } from "./support.js";
 
 const DNS: Record<string, string[]> = {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
 import { DEFAULT_STORE_QUOTAS } from "../../src/sandbox/index.js";
-import { BASIC } from "../sandbox/helpers.js";
+import { BASIC } from "../support/sandbox.js";
 import { expectStillServed, hostileSuite, startHostileSandbox } from "./support.js";
 
 const QUOTAS = { maxOrdersPerApp: 5, maxTradesPerApp: 4 };

@@ -6,7 +6,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, expect } from "vitest";
 import type { SandboxOptions } from "../../src/sandbox/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
-import { DEMO, startSandbox, type TestSandbox } from "../sandbox/helpers.js";
+import { DEMO, startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 /** Small enough to be waited for in a test, large enough for a loaded machine. */
 export const TEST_LIMITS = { headersTimeoutMs: 600, requestTimeoutMs: 1200, keepAliveTimeoutMs: 400, maxConnections: 64 } as const;

@@ -6,7 +6,7 @@
 // the server, and reported.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signRequestHeaders } from "../../src/signing/index.js";
-import { DEMO } from "../sandbox/helpers.js";
+import { DEMO } from "../support/sandbox.js";
 import { DEMO_SECRETS, rawExchange, sandboxBehindProxy, type RawAnswer, type SandboxBehindProxy } from "./helpers.js";
 
 function requestText(method: string, target: string, headers: Record<string, string>, body = ""): string {

@@ -6,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES, startProxy, type ProxyViolation, type RunningProxy } from "../../src/proxy/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
-import { DEMO, DEMO_USER } from "../sandbox/helpers.js";
+import { DEMO, DEMO_USER } from "../support/sandbox.js";
 import { rawExchange, rawHeader, rawRequest, sandboxBehindProxy, startRecordingUpstream, type RecordingUpstream } from "./helpers.js";
 
 let upstream: RecordingUpstream;

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { startProxy, type ProxyOptions, type ProxyViolation, type RunningProxy } from "../../src/proxy/index.js";
-import { DEMO, startSandbox, type TestSandbox } from "../sandbox/helpers.js";
+import { DEMO, startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 export interface Arrival {
   method: string;

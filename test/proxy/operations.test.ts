@@ -6,7 +6,7 @@ import { loadBundle } from "../../src/contract/index.js";
 import { parseJsonLossless } from "../../src/json/index.js";
 import type { ProxyOptions } from "../../src/proxy/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
-import { API_KEY, DEMO, DEMO_USER, type TestSandbox } from "../sandbox/helpers.js";
+import { API_KEY, DEMO, DEMO_USER, type TestSandbox } from "../support/sandbox.js";
 import { DEMO_SECRETS, sandboxBehindProxy, type SandboxBehindProxy } from "./helpers.js";
 
 interface Req {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
 import { parseJsonLossless } from "../../src/json/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
-import { DEMO, T0 } from "../sandbox/helpers.js";
+import { DEMO, T0 } from "../support/sandbox.js";
 import { DEMO_SECRETS, rawExchange, rawHeader, rawRequest, sandboxBehindProxy, startRecordingUpstream, type RecordingUpstream, type SandboxBehindProxy } from "./helpers.js";
 
 const OTHER = { appKey: "basic-app-key", appSecret: "basic-app-secret" };

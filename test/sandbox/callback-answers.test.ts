@@ -7,7 +7,7 @@ import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BODY_ALREADY_PARSED_ANSWER, createCallbackHandler } from "../../src/callbacks/index.js";
 import { RESPONSE_BODY_KEPT_BYTES } from "../../src/sandbox/callbacks/dispatcher.js";
-import { DEMO, eventually, startSandbox, successSchemaErrors, type TestSandbox } from "./helpers.js";
+import { DEMO, eventually, startSandbox, successSchemaErrors, type TestSandbox } from "../support/sandbox.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

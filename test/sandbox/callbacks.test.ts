@@ -6,7 +6,7 @@ import { parseJsonLossless } from "../../src/json/index.js";
 import { createCallbackDispatcher } from "../../src/sandbox/callbacks/dispatcher.js";
 import { createQuietLogger, createSandboxClock, defaultFixturesText } from "../../src/sandbox/index.js";
 import { createMemoryNonceStore, verifySignedRequest } from "../../src/signing/index.js";
-import { DEMO, DEMO_USER, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "./helpers.js";
+import { DEMO, DEMO_USER, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../support/sandbox.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

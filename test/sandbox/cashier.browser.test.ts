@@ -6,7 +6,7 @@ import { browserSuite, hasChromium, launchChromium } from "../support/chromium.j
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonLossless } from "../../src/json/index.js";
 import { createMemoryNonceStore, verifySignedRequest } from "../../src/signing/index.js";
-import { DEMO, startReceiver, startSandbox, type Receiver, type TestSandbox } from "./helpers.js";
+import { DEMO, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../support/sandbox.js";
 
 const title = browserSuite("cashier page in Chromium");
 

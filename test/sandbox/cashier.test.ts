@@ -2,7 +2,7 @@
 // effects, and the 404 page. The browser test (cashier.browser.test.ts) clicks through it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { escapeHtml, yuan } from "../../src/sandbox/cashier-page.js";
-import { startSandbox, type TestSandbox } from "./helpers.js";
+import { startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { defaultFixturesText } from "../../src/sandbox/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { StartedProcesses, type StartedProcess } from "../support/process.js";
-import { DEMO } from "./helpers.js";
+import { DEMO } from "../support/sandbox.js";
 
 function fakeIo() {
   const out = { stdout: "", stderr: "" };

@@ -2,7 +2,7 @@
 // and outRefundNo is the refund's idempotency key per app (same parameters → the original
 // refund, different ones → 400004).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BASIC, startSandbox, type TestSandbox } from "./helpers.js";
+import { BASIC, startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // The control API (/sandbox): each operation answers its spec's success envelope, validation
 // and errors use the signed interface's codes, and reset returns to the fixtures.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_USER, errorEnvelopeErrors, startSandbox, successSchemaErrors, T0, type Answer, type TestSandbox } from "./helpers.js";
+import { DEMO_USER, errorEnvelopeErrors, startSandbox, successSchemaErrors, T0, type Answer, type TestSandbox, expectSuccess } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -10,12 +10,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 afterEach(() => expect(sb.logs.errors).toEqual([]));
 
-function ok(operationId: string, answer: Answer) {
-  expect(answer.status, answer.text).toBe(200);
-  expect(answer.json).toMatchObject({ code: 0, msg: "success" });
-  expect(successSchemaErrors("sandbox-control", operationId, answer.json)).toEqual([]);
-  return answer.json.data;
-}
+const ok = (operationId: string, answer: Answer) => expectSuccess("sandbox-control", operationId, answer);
 
 describe("operations", () => {
   it("payTrade and closeTrade act as the user", async () => {

@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { KEPT_BODY_BYTES } from "../../src/sandbox/dashboard/recorder.js";
-import { DEMO, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "./helpers.js";
+import { DEMO, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../support/sandbox.js";
 
 const run = promisify(execFile);
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { axeViolations, openCheckedPage, sidewaysOverflow, type CheckedPage } from "../support/browser.js";
 import { browserSuite, hasChromium, launchChromium } from "../support/chromium.js";
-import { DEMO, startReceiver, startSandbox, type Receiver, type TestSandbox } from "./helpers.js";
+import { DEMO, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../support/sandbox.js";
 
 const title = browserSuite("sandbox dashboard in Chromium");
 

@@ -2,7 +2,7 @@
 // polls (latest requests, a refused signature's expected string to sign and never the secret,
 // trades, orders, deliveries, the clock), and resend, which only same-origin JSON may trigger.
 import { afterEach, describe, expect, it } from "vitest";
-import { DEMO, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "./helpers.js";
+import { DEMO, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../support/sandbox.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

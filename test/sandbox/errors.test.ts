@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SignedErrors } from "../../generated/error-codes.js";
 import { parseJsonLossless } from "../../src/json/index.js";
 import { defaultFixturesText } from "../../src/sandbox/index.js";
-import { BASIC, DEMO_USER, errorEnvelopeErrors, startSandbox, type Answer, type TestSandbox } from "./helpers.js";
+import { BASIC, DEMO_USER, errorEnvelopeErrors, startSandbox, type Answer, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {

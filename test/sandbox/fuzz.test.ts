@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyedErrors, SignedErrors } from "../../generated/error-codes.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
-import { BIG_MERCHANT, DEMO, DEMO_USER, bodyText, startSandbox, successSchemaErrors, type TestSandbox } from "./helpers.js";
+import { BIG_MERCHANT, DEMO, DEMO_USER, bodyText, startSandbox, successSchemaErrors, type TestSandbox } from "../support/sandbox.js";
 
 type Json = Record<string, any>;
 const spec = JSON.parse(readFileSync(join(packageRoot(), "generated", "signed.openapi.json"), "utf8")) as Json;

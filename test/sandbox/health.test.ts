@@ -3,7 +3,7 @@
 // in team.test.ts (the database stopped and started again).
 import { afterEach, describe, expect, it } from "vitest";
 import type { NonceStore } from "../../src/signing/index.js";
-import { startSandbox, type TestSandbox } from "./helpers.js";
+import { startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 const started: TestSandbox[] = [];
 afterEach(async () => {

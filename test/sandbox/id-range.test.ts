@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, idsRoundingTo } from "../../src/sandbox/index.js";
 import { sandboxCommand } from "../../src/cli/sandbox.js";
 import { main } from "../../src/cli/main.js";
-import { BASIC, BIG_MERCHANT, startSandbox, type Answer, type TestSandbox } from "./helpers.js";
+import { BASIC, BIG_MERCHANT, startSandbox, type Answer, type TestSandbox } from "../support/sandbox.js";
 
 const TWO_53 = 2n ** 53n;
 const MAX_INT64 = 2n ** 63n - 1n;

@@ -2,7 +2,7 @@
 // the signed interface and on the (unauthenticated) control API, and logs no "sandbox bug".
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../../src/json/index.js";
-import { startSandbox, type TestSandbox } from "./helpers.js";
+import { startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {

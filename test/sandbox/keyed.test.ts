@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KeyedErrors } from "../../generated/error-codes.js";
 import { parseJsonLossless } from "../../src/json/index.js";
 import { defaultFixturesText } from "../../src/sandbox/index.js";
-import { startSandbox, successSchemaErrors, type Answer, type TestSandbox } from "./helpers.js";
+import { startSandbox, successSchemaErrors, type Answer, type TestSandbox } from "../support/sandbox.js";
 
 const STATUSES = ["active", "inactive", "pending"] as const;
 

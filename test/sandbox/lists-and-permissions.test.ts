@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonLossless } from "../../src/json/index.js";
 import { defaultFixturesText } from "../../src/sandbox/index.js";
 import { distanceMetres } from "../../src/sandbox/domain/stores.js";
-import { BASIC, BIG_MERCHANT, DEMO_USER, startSandbox, type TestSandbox } from "./helpers.js";
+import { BASIC, BIG_MERCHANT, DEMO_USER, startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // One app cannot use up the nonce capacity the other apps share: each app of the fixtures has
 // its own share (capacity ÷ max(4, apps)), and only the app over its share gets 100006.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { BASIC, DEMO, startSandbox, type TestSandbox } from "./helpers.js";
+import { BASIC, DEMO, startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 let sandbox: TestSandbox;
 beforeAll(async () => {

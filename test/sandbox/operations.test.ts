@@ -2,7 +2,7 @@
 // spec (checked here independently of the sandbox's own response validation).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ORDER_ID_BASE } from "../../src/sandbox/index.js";
-import { BIG_MERCHANT, DEMO_USER, startSandbox, successSchemaErrors, type Answer, type TestSandbox } from "./helpers.js";
+import { BIG_MERCHANT, DEMO_USER, startSandbox, successSchemaErrors, type Answer, type TestSandbox, expectSuccess } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -11,13 +11,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 afterEach(() => expect(sb.logs.errors).toEqual([]));
 
-function ok(operationId: string, answer: Answer) {
-  expect(answer.status, answer.text).toBe(200);
-  expect(answer.json.code, answer.text).toBe(0);
-  expect(answer.json.msg).toBe("success");
-  expect(successSchemaErrors("signed", operationId, answer.json)).toEqual([]);
-  return answer.json.data;
-}
+const ok = (operationId: string, answer: Answer) => expectSuccess("signed", operationId, answer);
 
 describe("customers", () => {
   it("syncCustomer creates a mapping once and answers the same appUserId afterwards", async () => {

@@ -7,7 +7,7 @@ import { main } from "../../src/cli/main.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
 import { createRedisNonceStore, type RedisNonceStore } from "../../src/signing/index.js";
 import { redisServerMissing, startRedisServer, type RedisServer } from "../support/redis.js";
-import { DEMO, startSandbox, type TestSandbox } from "./helpers.js";
+import { DEMO, startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 async function send(sandbox: TestSandbox, headers: Record<string, string>, body: string) {
   const response = await fetch(`${sandbox.url}/open-api/v1/customers/sync`, {

@@ -1,7 +1,7 @@
 // The signature check of the signed interface, done once before validation (DESIGN item 6).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sign, signRequestHeaders } from "../../src/signing/index.js";
-import { DEMO, DEMO_NEXT_SECRET, startSandbox, type TestSandbox } from "./helpers.js";
+import { DEMO, DEMO_NEXT_SECRET, startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {

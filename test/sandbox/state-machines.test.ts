@@ -1,7 +1,7 @@
 // The order and trade state machines (DESIGN items 2, 3, 7): every allowed move, every refused
 // move, the status history, expiry by the sandbox clock, and idempotency under concurrency.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startSandbox, type Answer, type TestSandbox } from "./helpers.js";
+import { startSandbox, type Answer, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { signRequestHeaders } from "../../src/signing/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { StartedProcesses, type StartedProcess } from "../support/process.js";
 import { databaseName, postgresServerMissing, startPostgresServer, type PostgresServer } from "../support/postgres.js";
-import { DEMO, DEMO_USER, eventually, startReceiver } from "./helpers.js";
+import { DEMO, DEMO_USER, eventually, startReceiver } from "../support/sandbox.js";
 
 function fakeIo() {
   const out = { stdout: "", stderr: "" };

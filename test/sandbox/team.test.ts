@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { signRequestHeaders } from "../../src/signing/index.js";
 import { databaseName, postgresServerMissing, startPostgresServer, type PostgresServer } from "../support/postgres.js";
-import { BASIC, DEMO, DEMO_USER, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "./helpers.js";
+import { BASIC, DEMO, DEMO_USER, eventually, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../support/sandbox.js";
 
 let server: PostgresServer | undefined;
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCallbackHandler, type CallbackEvent } from "../../src/callbacks/index.js";
 import { DEFAULT_CALLBACK_SCHEDULE_MS } from "../../src/sandbox/index.js";
-import { DEMO, eventually, startSandbox, successSchemaErrors, type Answer, type TestSandbox } from "../sandbox/helpers.js";
+import { DEMO, eventually, startSandbox, successSchemaErrors, type Answer, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 let server: Server;

@@ -5,7 +5,7 @@
 // the test reads the waits the client asked for.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiError, createSignedClient, NetworkError, TimeoutError, type SignedClient } from "../../src/client/index.js";
-import { DEMO, startSandbox, type TestSandbox } from "../sandbox/helpers.js";
+import { DEMO, startSandbox, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 let waits: number[];

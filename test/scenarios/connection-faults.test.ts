@@ -5,7 +5,7 @@
 // its answer never arrives. The sandbox runs with small server limits (test/hostile), so a hold
 // longer than its request timeout shows that the hold, not the server, decides.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEMO, type TestSandbox } from "../sandbox/helpers.js";
+import { DEMO, type TestSandbox } from "../support/sandbox.js";
 import { rawRequest, signedHead, startHostileSandbox, TEST_LIMITS } from "../hostile/support.js";
 
 let sb: TestSandbox;

@@ -4,7 +4,7 @@
 // and deterministic. Connection-level kinds (timeout, reset-connection) are in
 // connection-faults.test.ts, over raw sockets.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BASIC, DEMO, errorEnvelopeErrors, startSandbox, successSchemaErrors, type Answer, type TestSandbox } from "../sandbox/helpers.js";
+import { BASIC, DEMO, errorEnvelopeErrors, startSandbox, successSchemaErrors, type Answer, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 

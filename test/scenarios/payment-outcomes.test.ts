@@ -5,7 +5,7 @@
 // own when nobody looks (a real clock and a one-second result).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { OUTCOME_AMOUNTS } from "../../src/sandbox/scenarios/outcomes.js";
-import { eventually, startReceiver, startSandbox, successSchemaErrors, type Answer, type Receiver, type TestSandbox } from "../sandbox/helpers.js";
+import { eventually, startReceiver, startSandbox, successSchemaErrors, type Answer, type Receiver, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemasFor } from "../../src/contract/index.js";
 import { signRequestHeaders } from "../../src/signing/index.js";
 import { rawRequest } from "../hostile/support.js";
-import { DEMO, DEMO_USER, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../sandbox/helpers.js";
+import { DEMO, DEMO_USER, startReceiver, startSandbox, type Receiver, type TestSandbox } from "../support/sandbox.js";
 
 let sb: TestSandbox;
 let receiver: Receiver;

@@ -17,7 +17,7 @@ import {
   type CallbackSenderOptions,
   type LogDetails,
 } from "../../src/server/index.js";
-import { eventually, startReceiver, type Receiver } from "../sandbox/helpers.js";
+import { eventually, startReceiver, type Receiver } from "../support/sandbox.js";
 
 const APP_KEY = "cb-app";
 const START = Date.UTC(2026, 10, 22, 2, 15, 30);

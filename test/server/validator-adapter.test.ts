@@ -3,7 +3,7 @@
 // None of that is EOV's public API, so any release may move it. These tests fail loudly, naming
 // what moved, when the installed EOV is not the version the adapter was written against or when
 // any internal it uses is missing or has changed shape, and when internals.ts imports a module this
-// file does not check. test/sandbox/fast-paths.test.ts then
+// file does not check. test/server/fast-paths.test.ts then
 // proves the assembly still behaves as EOV's own middleware does.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";

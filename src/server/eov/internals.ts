@@ -77,7 +77,7 @@ interface FrameworkInternals {
  * OpenAPIFramework.initialize of EOV 5.6.2, less the OpenAPI meta-schema (compiled there even
  * when validateApiSpec is false) and less $RefParser.bundle: the specs in generated/ are bundled
  * already (local references only), and bundling them again gives back the very same document
- * (checked by test/sandbox/fast-paths.test.ts), after some 30 ms of crawling.
+ * (checked by test/server/fast-paths.test.ts), after some 30 ms of crawling.
  */
 export class SpecOnlyFramework extends OpenAPIFramework {
   override async initialize(visitor: Visitor): Promise<never> {

@@ -1,7 +1,7 @@
 // express-openapi-validator (EOV) over a bundled spec, assembled from EOV's own parts so that a
 // request pays only for what the server kit uses. EOV's public middleware
 // (`OpenApiValidator.middleware`) with the same options gives the same answers (checked by
-// test/sandbox/fast-paths.test.ts) but adds 200-350 µs of CPU to every request, more than a
+// test/server/fast-paths.test.ts) but adds 200-350 µs of CPU to every request, more than a
 // whole signed request costs the sandbox, and takes twice as long to start (docs/performance.md,
 // "express-openapi-validator: public middleware vs the assembly"; scripts/bench/validator.ts).
 //

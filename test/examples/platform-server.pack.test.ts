@@ -3,7 +3,7 @@
 // TypeScript run by tsx against the kit's sources, as a project runs it against the installed
 // package), it passes mop check three runs in a row with nothing skipped but the key-based
 // interface; without the test hooks exactly the checks that need them are skipped; its
-// member-card callbacks arrive signed. test/package/platform-server-install.test.ts compiles it
+// member-card callbacks arrive signed. test/package/platform-server-install.pack.test.ts compiles it
 // against the shipped types.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import { verifyCallback } from "../../src/callbacks/index.js";
 import { createSignedClient } from "../../src/client/index.js";
 import { ALL_CHECKS, runConformance, type ConformanceOptions, type ConformanceReport } from "../../src/conformance/index.js";
 import { packageRoot } from "../../src/util/package-root.js";
-import { startReceiver, type Receiver } from "../sandbox/helpers.js";
+import { startReceiver, type Receiver } from "../support/sandbox.js";
 import { StartedProcesses, type StartedProcess } from "../support/process.js";
 
 const root = packageRoot();

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { signedError } from "../../src/server/index.js";
 import { createOperationRouter } from "../../src/server/internal.js";
-import { captureLogger } from "./helpers.js";
+import { captureLogger } from "../support/sandbox.js";
 
 const logs = captureLogger();
 let url = "";

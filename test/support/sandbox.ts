@@ -1,6 +1,7 @@
 // Test helpers for the sandbox: a started sandbox with an injected clock and a capturing
 // logger, a tiny signed-request helper over src/signing, and a JSON Schema check of answers.
 import { readFileSync } from "node:fs";
+import { expect } from "vitest";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -291,4 +292,16 @@ export async function eventually<T>(check: () => T | undefined | false | Promise
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * A success answer of the signed interface or the control API (both {code: 0, msg: "success"}):
+ * 200, the success envelope, and a body that fits the operation's 200 schema. Its data.
+ */
+export function expectSuccess(spec: "signed" | "sandbox-control", operationId: string, answer: Answer): any {
+  expect(answer.status, answer.text).toBe(200);
+  expect(answer.json.code, answer.text).toBe(0);
+  expect(answer.json.msg).toBe("success");
+  expect(successSchemaErrors(spec, operationId, answer.json)).toEqual([]);
+  return answer.json.data;
 }

@@ -14,7 +14,7 @@ try {
   version = execFileSync("jq", ["--version"], { encoding: "utf8" }).trim();
 } catch {
   if (process.env.CI) throw new Error("jq is not installed: CI must have it (.ci/run installs it with apt)");
-  console.warn("test/portability/jq.test.ts: skipped because jq is not installed.");
+  console.warn("test/portability/jq.pack.test.ts: skipped because jq is not installed.");
 }
 const jq = (filter: string) => execFileSync("jq", [filter], { input: ANSWER, encoding: "utf8" }).trim();
 const [major, minor] = (/jq-(\d+)\.(\d+)/.exec(version ?? "") ?? []).slice(1).map(Number);

@@ -1,12 +1,13 @@
-// Every test file is run by exactly one vitest project, the one its folder (or its listing by
-// name) says: a file no project picks up would never run and never fail. The files are found
+// Every test file is run by exactly one vitest project, the one its name says (*.unit.test.ts,
+// *.pack.test.ts, any other *.test.ts http; type tests in unit): a file no project picks up
+// would never run and never fail. The folders of test/ mirror those of src/. The files are found
 // by walking test/, independently of the config's globs; which project runs each is asked of
 // vitest itself, with the repository's own config.
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createVitest, type TestSpecification, type Vitest } from "vitest/node";
-import { FILE_PROJECTS, PACKAGING_FOLDERS, UNIT_FOLDERS, type ProjectName } from "../../vitest.config.js";
+import { PROJECT_SUFFIXES, type ProjectName } from "../../vitest.config.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
 const root = packageRoot();
@@ -22,11 +23,8 @@ const testLikeFiles = (readdirSync(join(root, "test"), { recursive: true }) as s
 function projectByRule(file: string): ProjectName {
   // Type tests are compiled, never run: the unit project type-checks them wherever they live.
   if (file.endsWith(".test-d.ts")) return "unit";
-  const listed = FILE_PROJECTS[file];
-  if (listed) return listed;
-  const folder = file.split("/")[1] ?? "";
-  if (UNIT_FOLDERS.includes(folder)) return "unit";
-  if (PACKAGING_FOLDERS.includes(folder)) return "packaging";
+  if (file.endsWith(PROJECT_SUFFIXES.unit)) return "unit";
+  if (file.endsWith(PROJECT_SUFFIXES.packaging)) return "packaging";
   return "http";
 }
 
@@ -46,7 +44,7 @@ const runsOf = (file: string) =>
 describe("vitest projects", () => {
   it("finds the test files (the walk itself works)", () => {
     expect(testLikeFiles.length).toBeGreaterThan(50);
-    expect(testLikeFiles).toContain("test/suite/projects.test.ts");
+    expect(testLikeFiles).toContain("test/suite/projects.unit.test.ts");
     expect(testLikeFiles.some((file) => file.endsWith(".test-d.ts"))).toBe(true);
   });
 
@@ -67,20 +65,20 @@ describe("vitest projects", () => {
     expect(specifications.filter((specification) => specification.pool === "typescript").every((specification) => specification.project.name === "unit")).toBe(true);
   });
 
-  it("lists by name only files that exist and that their folder would put elsewhere", () => {
-    const folderRule = (file: string) => projectByRule(file.replace(/^test\/([^/]+)\/.*$/, "test/$1/any.test.ts"));
-    for (const [file, project] of Object.entries(FILE_PROJECTS)) {
-      expect(existsSync(join(root, file)), `${file} is listed in vitest.config.ts but does not exist`).toBe(true);
-      expect(folderRule(file), `${file} is listed as ${project}, which its folder already says`).not.toBe(project);
-    }
+  it("sends a file to the project its name says, whatever its folder", () => {
+    expect(projectByRule("test/some-new-part/thing.test.ts")).toBe("http");
+    expect(projectByRule("test/signing/new.unit.test.ts")).toBe("unit");
+    expect(projectByRule("test/sandbox/new.pack.test.ts")).toBe("packaging");
+    const [unit, http, packaging] = ["unit", "http", "packaging"].map((name) => vitest.projects.find((p) => p.name === name)!);
+    expect(unit!.matchesTestGlob(join(root, "test/signing/new.unit.test.ts"))).toBe(true);
+    expect(http!.matchesTestGlob(join(root, "test/signing/new.unit.test.ts"))).toBe(false);
+    expect(http!.matchesTestGlob(join(root, "test/signing/new.test.ts"))).toBe(true);
+    expect(packaging!.matchesTestGlob(join(root, "test/sandbox/new.pack.test.ts"))).toBe(true);
+    expect(http!.matchesTestGlob(join(root, "test/sandbox/new.pack.test.ts"))).toBe(false);
   });
 
-  it("sends a new folder to http and a new file in a unit folder to unit", () => {
-    expect(projectByRule("test/some-new-part/thing.test.ts")).toBe("http");
-    expect(projectByRule("test/signing/new.test.ts")).toBe("unit");
-    const [unit, http] = [vitest.projects.find((p) => p.name === "unit")!, vitest.projects.find((p) => p.name === "http")!];
-    expect(unit.matchesTestGlob(join(root, "test/signing/new.test.ts"))).toBe(true);
-    expect(http.matchesTestGlob(join(root, "test/signing/new.test.ts"))).toBe(false);
-    expect(http.matchesTestGlob(join(root, "test/sandbox/new.test.ts"))).toBe(true);
+  it("mirrors src/: a test folder for every part", () => {
+    const parts = readdirSync(join(root, "src"), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(parts.filter((part) => !existsSync(join(root, "test", part)))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 // The unit project's set-up file really refuses sockets and processes (this file is in the unit
-// project: test/suite/projects.test.ts proves it), so a server test put in a unit folder fails
+// project: test/suite/projects.unit.test.ts proves it), so a server test put in a unit folder fails
 // and names the projects it belongs to instead of slowing the quick loop down.
 import { execFile, execFileSync, spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:http";
