@@ -1,12 +1,14 @@
 // /sandbox/ui: the dashboard page, its script and stylesheet (served from here, no CDN), the
-// state it polls, and the one action the control API lacks (resend a callback). Everything
-// else the page does goes through the control API itself, as same-origin JSON requests.
+// state it polls, what its forms offer, and the one action the control API lacks (resend a
+// callback). Everything else the page does (pay, advance the clock, set and delete faults,
+// redeliver a callback) goes through the control API itself, as same-origin JSON requests.
 import express, { type Request, type Response, type Router } from "express";
 import type { SandboxContext } from "../context.js";
 import { refuseCrossOrigin } from "../site-guard.js";
 import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from "./page.js";
 import type { RequestRecorder } from "./recorder.js";
 import { appSecrets, requestDetail } from "./request-view.js";
+import { dashboardChoices } from "./choices.js";
 import { dashboardState } from "./state.js";
 import { requestState } from "../../server/index.js";
 
@@ -46,6 +48,8 @@ export function dashboardRouter(ctx: SandboxContext, recorder: RequestRecorder):
     const state = await dashboardState(ctx, recorder);
     res.set(HEADERS).json(JSON.parse(JSON.stringify(state, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))));
   });
+  // What the forms offer (operations, fault kinds, variants, apps): read once by the page.
+  router.get("/choices", (_req, res) => void res.set(HEADERS).json(dashboardChoices(ctx)));
   router.get("/requests/:id", async (req, res) => {
     const kept = /^\d{1,9}$/.test(String(req.params.id)) ? recorder.get(Number(req.params.id)) : undefined;
     if (!kept) return void res.status(404).set(HEADERS).json({ ok: false, reason: "no such request among the latest the dashboard keeps" });

@@ -10,6 +10,22 @@ import { appSecrets, requestLine } from "./request-view.js";
 import { orderStatusWord, orderTypeWord, tradeStatusMeaning } from "./words.js";
 
 const SHOWN = 50;
+/** Redeliveries shown per callback card, around now (listCallbackDeliveries has every one). */
+export const SHOWN_REDELIVERIES = 20;
+/** Requests shown per fault, the latest it answered (listFaults has its last 20). */
+export const SHOWN_FAULT_HITS = 5;
+
+/**
+ * At most SHOWN_REDELIVERIES of an event's redeliveries (kept in due order): the latest sent and
+ * the next scheduled, half and half where both are many, and how many are left out either side.
+ */
+function aroundNow<T extends { status: string }>(redeliveries: readonly T[]) {
+  const firstScheduled = redeliveries.findIndex((redelivery) => redelivery.status === "scheduled");
+  const now = firstScheduled === -1 ? redeliveries.length : firstScheduled;
+  const start = Math.max(0, Math.min(now - SHOWN_REDELIVERIES / 2, redeliveries.length - SHOWN_REDELIVERIES));
+  const shown = redeliveries.slice(start, start + SHOWN_REDELIVERIES);
+  return { redeliveries: shown, redeliveriesNotShown: { earlier: start, later: redeliveries.length - start - shown.length } };
+}
 
 export async function dashboardState(ctx: SandboxContext, recorder: RequestRecorder) {
   const time = (ms: number | null) => (ms === null ? null : formatPlatformTime(ms));
@@ -39,9 +55,10 @@ export async function dashboardState(ctx: SandboxContext, recorder: RequestRecor
     payTime: time(order.payTime),
     tradeNos: order.tradeNos,
   }));
-  const deliveries = (await listDeliveries(ctx, { limit: SHOWN })).list.map((delivery) => ({
+  const deliveries = (await listDeliveries(ctx, { limit: SHOWN })).list.map(({ redeliveries, ...delivery }) => ({
     ...delivery,
     applicationId: delivery.applicationId === null ? null : delivery.applicationId.toString(),
+    ...aroundNow(redeliveries),
   }));
   const secrets = appSecrets(ctx);
   return {
@@ -53,6 +70,6 @@ export async function dashboardState(ctx: SandboxContext, recorder: RequestRecor
     orders,
     deliveries,
     /** The faults set with the control API, active and spent (docs/scenarios.md). */
-    faults: (await listFaults(ctx, {})).list,
+    faults: (await listFaults(ctx, {})).list.map(({ hits, ...fault }) => ({ ...fault, answered: fault.times - fault.remaining, hits: hits.slice(-SHOWN_FAULT_HITS) })),
   };
 }
