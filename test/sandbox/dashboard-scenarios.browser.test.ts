@@ -158,10 +158,16 @@ describe.skipIf(!hasChromium)(title, () => {
     await expect.poll(() => secondRow.innerText(), { timeout: 10_000 }).toContain("2 of 3");
     await page.waitForTimeout(2500); // two more updates
     expect(await focused(page)).toBe(`Remove fault ${second}`);
+    // Spent, it moves to the spent faults; its Remove keeps the focus.
+    for (const pageNo of [3, 4]) expect((await sb.signed({ path: `/merchants?pageNo=${pageNo}` })).status).toBe(429);
+    const spentSecond = page.locator(`#faults-spent tr[data-fault="${second}"]`);
+    await spentSecond.waitFor({ timeout: 10_000 });
+    expect(await secondRow.count()).toBe(0);
+    expect(await focused(page)).toBe(`Remove fault ${second}`);
     await page.keyboard.press("Enter");
-    await expect.poll(() => secondRow.count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => spentSecond.count(), { timeout: 10_000 }).toBe(0);
     expect(await page.locator("#fault-status").textContent()).toBe(`Remove fault ${second}: done.`);
-    // The next fault's Remove has the focus now; then the spent one is removed too.
+    // The fault beside it has the focus now; it is removed too.
     expect(await focused(page)).toBe("Remove fault flt_1");
     await page.keyboard.press("Enter");
     await expect.poll(() => spentRow.count(), { timeout: 10_000 }).toBe(0);

@@ -89,8 +89,11 @@ export const SCRIPT_FAULTS = String.raw`
   }
   function renderFaults(state) {
     const active = state.faults.filter((f) => f.remaining > 0), spent = state.faults.filter((f) => f.remaining === 0);
+    // A fault that became spent moves to the other table: its Remove keeps the focus there.
+    const focused = document.activeElement && document.activeElement.classList.contains("remove") ? document.activeElement.closest("tr").dataset.fault : null;
     syncRows($("faults-active").tBodies[0], active, (f) => f.faultId, buildFault, updateFault);
     syncRows($("faults-spent").tBodies[0], spent, (f) => f.faultId, buildFault, updateFault);
+    if (focused && (!document.activeElement || document.activeElement === document.body) && $("fault-" + focused)) $("fault-" + focused).querySelector("button.remove").focus();
     setHidden($("faults-active"), active.length === 0);
     setHidden($("faults-spent"), spent.length === 0);
     setText($("faults-active-count"), active.length === 0 ? "No active fault: every request is answered by its operation." : active.length + (active.length === 1 ? " fault meets" : " faults meet") + " requests, oldest first.");

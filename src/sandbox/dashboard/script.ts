@@ -18,7 +18,8 @@ const SCRIPT_MAIN = String.raw`
   /** What the forms offer (GET /sandbox/ui/choices), read once. */
   let choices = null;
   let paused = false;
-  let refreshing = false;
+  /** The read of the state in flight, if any. */
+  let inflight = null;
   let downSince = null;
   function connection(text, cls) {
     setText($("connection"), text);
@@ -30,9 +31,22 @@ const SCRIPT_MAIN = String.raw`
     choices = await response.json();
     fillFaultForm();
   }
+  /**
+   * Reads the state and updates the page. A poll skips while a read is in flight; an action's
+   * refresh (force) waits for it and reads again, so it shows what the action did.
+   */
   async function refresh(force) {
-    if ((paused && !force) || refreshing) return;
-    refreshing = true;
+    if (paused && !force) return;
+    if (inflight && !force) return;
+    while (inflight) await inflight;
+    inflight = readState();
+    try {
+      await inflight;
+    } finally {
+      inflight = null;
+    }
+  }
+  async function readState() {
     try {
       if (!choices) await loadChoices();
       const response = await fetch("/sandbox/ui/state", { cache: "no-store" });
@@ -58,8 +72,6 @@ const SCRIPT_MAIN = String.raw`
     } catch (error) {
       downSince = downSince || new Date().toLocaleTimeString();
       connection("The sandbox does not answer (since " + downSince + "): " + error.message + ". Retrying every second.", "is-down");
-    } finally {
-      refreshing = false;
     }
   }
   document.addEventListener("DOMContentLoaded", () => {
