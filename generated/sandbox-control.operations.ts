@@ -161,7 +161,12 @@ export const sandboxControlOperations = {
   "resetState": {
     "method": "POST",
     "path": "/reset",
-    "query": {},
+    "query": {
+      "appKey": {
+        "required": false,
+        "type": "string"
+      }
+    },
     "pathParams": [],
     "hasBody": false,
     "bodyDefaults": []

@@ -297,9 +297,11 @@ export interface paths {
         /**
          * Reset to the fixtures
          * @description Drops everything created since start (customers synced, orders, trades, refunds, cards,
-         *     applications, the callback log and pending retries) and reloads the fixtures. The clock
-         *     keeps its offset (the answer's `clockOffsetSeconds` says how far ahead it still runs;
-         *     resetClock moves it back); used nonces stay used.
+         *     applications, the callback log and pending retries, faults) and reloads the fixtures: of
+         *     one app with `appKey`, of every app without it (refused on a sandbox whose records a team
+         *     shares: there a reset is always of one app). The clock keeps its offset (the answer's
+         *     `clockOffsetSeconds` says how far ahead it still runs; resetClock moves it back); used
+         *     nonces stay used.
          */
         post: operations["resetState"];
         delete?: never;
@@ -1224,6 +1226,14 @@ export interface components {
          * @example flt_1
          */
         FaultIdPath: components["schemas"]["FaultId"];
+        /**
+         * @description The app whose records to reset; the other apps' stay as they are. Without it, every app's
+         *     records are reset. A sandbox whose records a team shares (started with a PostgreSQL store)
+         *     requires it and answers 100009 without it, so that no one resets the whole team's data by
+         *     accident. An app key the fixtures do not have is 100009 too.
+         * @example demo-app-key
+         */
+        ResetAppKeyQuery: string;
     };
     requestBodies: never;
     headers: never;
@@ -1650,7 +1660,16 @@ export interface operations {
     };
     resetState: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The app whose records to reset; the other apps' stay as they are. Without it, every app's
+                 *     records are reset. A sandbox whose records a team shares (started with a PostgreSQL store)
+                 *     requires it and answers 100009 without it, so that no one resets the whole team's data by
+                 *     accident. An app key the fixtures do not have is 100009 too.
+                 * @example demo-app-key
+                 */
+                appKey?: components["parameters"]["ResetAppKeyQuery"];
+            };
             header?: never;
             path?: never;
             cookie?: never;

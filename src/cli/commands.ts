@@ -48,6 +48,11 @@ export const COMMANDS: readonly Command[] = [
     run: lazy("sandbox", async () => (await import("./sandbox.js")).sandboxCommand),
   },
   {
+    name: "listen",
+    summary: "forward an app's callbacks from a sandbox (a shared one too) to a URL on this machine",
+    run: lazy("listen", async () => (await import("./listen.js")).listenCommand),
+  },
+  {
     name: "trigger",
     summary: "send a signed test callback (or a variant: duplicate, tampered, stale, ...) to your receiver",
     run: lazy("trigger", async () => (await import("./trigger.js")).triggerCommand),

@@ -10,6 +10,7 @@ import {
   defaultFixtures,
   defaultFixturesText,
   FixtureError,
+  describeStore,
   nonLoopbackWarning,
   parseFixtures,
   ID_RANGES,
@@ -19,9 +20,11 @@ import {
 import { createRedisNonceStore, redactUrl, type RedisNonceStore } from "../signing/index.js";
 import { safeRangeFixtures } from "../sandbox/index.js";
 import { UsageError } from "./errors.js";
+import { migrateCommand, STORE_OPTIONS, STORE_USAGE, storeChoice, storeProblem } from "./sandbox-store.js";
 import { processIo, type CliIo, type Subcommand } from "./io.js";
 
 const USAGE = `Usage: mop sandbox [options]
+       mop sandbox migrate --store postgres://… (apply the store's migrations; --help for more)
 
 Runs a local, stateful Merchant Open Platform: the signed interface (/open-api/v1 and
 /open-api), the key-based interface (/v1), the control API (/sandbox), cashier pages
@@ -48,7 +51,9 @@ Options:
                                quarter); more for a load test over 400 signed requests/s
   --nonce-store URL            record used nonces in Redis (redis://HOST:PORT/DB) so several
                                sandboxes behind one address refuse each other's replays
-                               (default: in memory, this process only)
+                               (default: in memory, this process only; with --store postgres://…,
+                               in PostgreSQL); "memory" keeps them in this process
+${STORE_USAGE}
   --id-range large|safe        large (default): order ids above 2^53, to catch clients that
                                round ids; safe: every id below 2^53, for tools that parse ids
                                as doubles (fixture records with larger ids are left out)
@@ -69,6 +74,7 @@ const OPTIONS = {
   "public-base-url": { type: "string" },
   "nonce-capacity": { type: "string" },
   "nonce-store": { type: "string" },
+  ...STORE_OPTIONS,
   "id-range": { type: "string" },
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -114,7 +120,19 @@ function readFixtures(file: string | undefined): { text: string; fixtures: Sandb
   return { text, fixtures: parseFixtures(text, file) };
 }
 
-function banner(url: string, fixtures: SandboxFixtures, startedMs: number, idRange: IdRange, omitted: number): string {
+/** Where the records and nonces are kept, for the banner (no password). */
+function storeLines(store: string | undefined, nonceStore: string | undefined): string[] {
+  if (store === undefined) return [];
+  const nonces = nonceStore === undefined ? "in the same database" : nonceStore === "memory" ? "in this process only: a request replayed to another instance is accepted" : `in Redis (${redactUrl(nonceStore)})`;
+  return [
+    `Records: ${describeStore(store)}, shared by every instance started with it; kept across restarts.`,
+    "A reset applies to one app at a time: POST /sandbox/reset?appKey=….",
+    `Used nonces: ${nonces}.`,
+    "",
+  ];
+}
+
+function banner(url: string, fixtures: SandboxFixtures, startedMs: number, idRange: IdRange, omitted: number, store: string[] = []): string {
   const app = fixtures.apps[0];
   const apiKey = fixtures.apiKeys[0];
   const lines = [
@@ -131,6 +149,7 @@ function banner(url: string, fixtures: SandboxFixtures, startedMs: number, idRan
       ? `Id range: safe (every id below 2^53${omitted > 0 ? `; ${omitted} fixture records with larger ids left out` : ""}).`
       : "Id range: large (order ids above 2^53; --id-range safe for tools that round ids).",
     "",
+    ...store,
     "Demo credentials (from the fixtures; test data, not secrets):",
   ];
   if (app) {
@@ -164,6 +183,7 @@ async function openNonceStore(url: string | undefined, io: CliIo): Promise<Redis
 }
 
 async function run(args: string[], io: CliIo): Promise<number> {
+  if (args[0] === "migrate") return migrateCommand(args.slice(1), io);
   let values;
   try {
     ({ values } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }));
@@ -190,10 +210,15 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (values["nonce-capacity"] !== undefined && values["nonce-store"] !== undefined && values["nonce-store"] !== "memory") {
     throw new UsageError("--nonce-capacity sizes the memory nonce store; with --nonce-store redis://… Redis keeps what its own memory allows (its maxmemory), so leave one of them out");
   }
+  const store = storeChoice(values);
+  if (store !== undefined && values["nonce-capacity"] !== undefined && values["nonce-store"] !== "memory") {
+    throw new UsageError("--nonce-capacity sizes the memory nonce store; with --store postgres://… used nonces are kept in the database (add --nonce-store memory to keep them in this process instead)");
+  }
   const nonceStore = await openNonceStore(values["nonce-store"], io);
   if (nonceStore === null) return 1;
   const sandbox = createSandbox({
-    ...(nonceStore && { nonceStore }),
+    ...(nonceStore && { nonceStore, nonceStoreName: "redis" }),
+    ...(store && { store: store.store, storeOptions: { ...store.options, ...(values["nonce-store"] === "memory" && { nonces: false }) } }),
     fixtures: values.fixtures === undefined ? undefined : text,
     logger,
     allowInsecureNotify: values["allow-insecure-notify"] ?? false,
@@ -211,13 +236,16 @@ async function run(args: string[], io: CliIo): Promise<number> {
   try {
     listening = await sandbox.listen({ port, host });
   } catch (error) {
+    const problem = storeProblem(error);
     const code = (error as NodeJS.ErrnoException).code;
-    io.stderr(`mop sandbox: cannot listen on ${host}:${port} (${code ?? (error as Error).message})${code === "EADDRINUSE" ? "; pick another with --port" : ""}\n`);
+    if (problem !== undefined) io.stderr(`mop sandbox: ${problem}\n`);
+    else io.stderr(`mop sandbox: cannot listen on ${host}:${port} (${code ?? (error as Error).message})${code === "EADDRINUSE" ? "; pick another with --port" : ""}\n`);
+    await sandbox.close();
     await nonceStore?.close();
     return 1;
   }
   const omitted = idRange === "safe" ? safeRangeFixtures(fixtures).omitted : 0;
-  io.stdout(banner(listening.url, fixtures, Math.round(performance.now()), idRange, omitted));
+  io.stdout(banner(listening.url, fixtures, Math.round(performance.now()), idRange, omitted, storeLines(store?.store, values["nonce-store"])));
   const exposed = nonLoopbackWarning((listening.server.address() as AddressInfo).address);
   if (exposed !== undefined) io.stderr(`\n!!! WARNING !!!\n${exposed}\n\n`);
   void sandbox.ready().then(() => io.stdout(`Validators compiled: ready ${Math.round(performance.now())} ms after start.\n`));

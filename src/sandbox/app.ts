@@ -16,6 +16,9 @@ import { controlRouter } from "./routes/control.js";
 import { docsRouter } from "./routes/docs.js";
 import { keyedRouter } from "./routes/keyed.js";
 import { signedRouter } from "./routes/signed.js";
+import { healthRoute } from "./routes/health.js";
+import { storeGuard } from "./store-guard.js";
+import { listenRouter } from "./listen/router.js";
 
 export function createSandboxApp(ctx: SandboxContext): Express {
   const app = express();
@@ -26,9 +29,13 @@ export function createSandboxApp(ctx: SandboxContext): Express {
   // The dashboard (/sandbox/ui) remembers the latest requests, whatever the logger keeps.
   const recorder = createRequestRecorder(ctx.clock);
   app.use(recorder.middleware);
+  // For a load balancer: answers whatever the store's state (and says it).
+  app.get("/sandbox/health", healthRoute(ctx));
+  app.use(["/open-api", "/v1", "/sandbox", "/cashier"], storeGuard(ctx));
   app.use("/sandbox/ui", dashboardRouter(ctx, recorder));
   app.use("/open-api", signedRouter(ctx));
   app.use("/v1", keyedRouter(ctx));
+  if (ctx.listenSessions) app.use("/sandbox/listen", listenRouter(ctx, ctx.listenSessions));
   app.use("/sandbox", controlRouter(ctx));
   app.use("/cashier", cashierRouter(ctx));
   app.use("/docs", docsRouter());

@@ -13,8 +13,10 @@ export interface SandboxClock extends Clock {
   readonly offsetMs: number;
   /** Moves the sandbox time forward (never back). */
   advance(ms: number): void;
-  /** Back to the base clock (offset 0); used by a state reset. */
+  /** Back to the base clock (offset 0). */
   resetOffset(): void;
+  /** Takes the offset the records keep (several instances share one through their database). */
+  setOffset(ms: number): void;
 }
 
 export function createSandboxClock(base: Clock = { now: () => Date.now() }): SandboxClock {
@@ -30,6 +32,10 @@ export function createSandboxClock(base: Clock = { now: () => Date.now() }): San
     },
     resetOffset() {
       offsetMs = 0;
+    },
+    setOffset(ms: number) {
+      if (!Number.isFinite(ms) || ms < 0) throw new SandboxConfigError("ms", `the clock offset is never negative, got ${ms} ms`);
+      offsetMs = ms;
     },
   };
 }

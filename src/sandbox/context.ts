@@ -10,6 +10,7 @@ import type { SandboxLogger } from "./logger.js";
 import type { SandboxRecords } from "./store/types.js";
 import type { IdRange } from "./domain/id-range.js";
 import type { Scenarios } from "./scenarios/scenarios.js";
+import type { ListenSessions } from "./listen/sessions.js";
 
 export interface SandboxContext {
   records: SandboxRecords;
@@ -17,6 +18,8 @@ export interface SandboxContext {
   callbacks: CallbackDispatcher;
   logger: SandboxLogger;
   nonceStore: NonceStore;
+  /** What keeps the nonces, for the health report: "memory", "postgres", "redis" … */
+  nonceStoreKind?: string;
   rateLimiter: RateLimiter;
   allowInsecureNotify: boolean;
   /** Where new order ids come from: above 2^53 ("large", the default) or below ("safe"). */
@@ -29,6 +32,12 @@ export interface SandboxContext {
   servedHosts: ServedHosts;
   /** The key in each cashierUrl (cashier-key.ts). */
   cashierKeys: CashierKeys;
+  /** `mop listen` sessions held by this instance (listen/sessions.ts). */
+  listenSessions?: ListenSessions;
+  /** How long a callback receiver has to answer (a listener forwarding one too). */
+  callbackTimeoutMs?: number;
+  /** Settles once the store is open (a database reached, migrated, its fixtures checked). Default: open. */
+  opened?: Promise<void>;
   /** Faults and the other scenarios' state and timers (docs/scenarios.md). */
   scenarios: Scenarios;
 }

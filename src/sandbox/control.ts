@@ -23,15 +23,16 @@ export function clockView(ctx: SandboxContext) {
  * Back to real time. Nothing moves backwards with it: expired trades stay closed, and retries
  * due at a sandbox time still ahead wait until real time reaches it.
  */
-export function resetClock(ctx: SandboxContext) {
-  ctx.clock.resetOffset();
+export async function resetClock(ctx: SandboxContext) {
+  // The offset lives with the records, so every instance sharing them moves with it.
+  ctx.clock.setOffset(await ctx.records.clockOffset.reset());
   return clockView(ctx);
 }
 
 /** Moves the clock; trades expire, UNKNOWN results become known, and due callback retries and redeliveries go out at once. */
-export function advanceClock(ctx: SandboxContext, seconds: number) {
-  ctx.clock.advance(seconds * 1000);
-  const expiredTrades = expireDueTrades(ctx);
+export async function advanceClock(ctx: SandboxContext, seconds: number) {
+  ctx.clock.setOffset(await ctx.records.clockOffset.advance(seconds * 1000));
+  const expiredTrades = await expireDueTrades(ctx);
   ctx.callbacks.clockAdvanced();
   void ctx.scenarios.redeliveries.sendDue(ctx);
   return { ...clockView(ctx), expiredTrades };
@@ -65,29 +66,37 @@ export interface DeliveryFilter {
   status?: CallbackDeliveryRecord["status"];
 }
 
-export function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter) {
-  const list = ctx.callbacks
-    .events()
-    .filter((event) => filter.eventId === undefined || event.eventId === filter.eventId)
-    .filter((event) => filter.tradeNo === undefined || event.tradeNo === filter.tradeNo)
-    .filter((event) => filter.applicationId === undefined || event.applicationId === filter.applicationId)
-    .filter((event) => filter.status === undefined || event.status === filter.status)
-    .reverse()
-    .map((event) => ({ ...deliveryView(event), redeliveries: ctx.scenarios.redeliveries.of(event.eventId).map(redeliveryView) }));
+/** The delivery log, newest first, each event with the redeliveries asked of this instance. */
+export async function listDeliveries(ctx: SandboxContext, filter: DeliveryFilter & { limit?: number }) {
+  const list = (await ctx.callbacks.events(filter)).map((event) => ({ ...deliveryView(event), redeliveries: ctx.scenarios.redeliveries.of(event.eventId).map(redeliveryView) }));
   return { list, total: list.length };
 }
 
 export async function redeliverCallback(ctx: SandboxContext, eventId: string, request: RedeliveryRequest) {
-  const event = ctx.callbacks.event(eventId);
+  const event = await ctx.callbacks.event(eventId);
   if (!event) throw signedError("CALLBACK_EVENT_NOT_FOUND", `eventId: the sandbox holds no callback event ${eventId} (a reset drops them); listCallbackDeliveries shows those there are.`);
   const made = await ctx.scenarios.redeliveries.redeliver(ctx, event, request);
   return { eventId, redeliveries: made.map(redeliveryView) };
 }
-
-export function resetState(ctx: SandboxContext) {
-  ctx.callbacks.reset();
-  ctx.records.reset();
-  ctx.scenarios.reset();
+/**
+ * Drops what requests created, for one app (`appKey`) or for every app, and restores the
+ * fixtures' customers. Records shared by a team (PostgreSQL) are reset one app at a time:
+ * without an appKey the reset is refused, so no one drops the whole team's data by accident.
+ */
+export async function resetState(ctx: SandboxContext, appKey?: string) {
+  if (appKey !== undefined && ctx.records.app(appKey) === undefined) {
+    throw signedError("VALIDATION_FAILED", `query.appKey ${JSON.stringify(appKey)} is not an app of the fixtures (${ctx.records.apps().map((app) => app.appKey).join(", ")}).`);
+  }
+  if (appKey === undefined && ctx.records.shared) {
+    throw signedError(
+      "VALIDATION_FAILED",
+      "query.appKey is required: this sandbox keeps its records in a database that a team shares, so a reset applies to one app at a time " +
+        `(POST /sandbox/reset?appKey=${ctx.records.apps()[0]?.appKey ?? "…"}). See docs/team-sandbox.md.`,
+    );
+  }
+  if (appKey === undefined) ctx.callbacks.reset();
+  await ctx.records.reset(appKey);
+  await ctx.scenarios.reset(appKey);
   return {
     merchants: ctx.records.merchants().length,
     stores: ctx.records.stores().length,
@@ -100,11 +109,11 @@ export function resetState(ctx: SandboxContext) {
 
 export function controlOperations(ctx: SandboxContext): OperationHandlers<ControlOperations, typeof sandboxControlOperations> {
   return {
-    payTrade: (input) => {
-      const result = payTrade(ctx, input.path.tradeNo, input.body ?? {});
+    payTrade: async (input) => {
+      const result = await payTrade(ctx, input.path.tradeNo, input.body ?? {});
       return { trade: controlTradeView(result.trade), eventId: result.eventId, outcome: paymentOutcomeView(result) };
     },
-    closeTrade: (input) => controlTradeView(closeTrade(ctx, input.path.tradeNo, "closed by the control API")),
+    closeTrade: async (input) => controlTradeView(await closeTrade(ctx, input.path.tradeNo, "closed by the control API")),
     startOrderService: (input) => startOrderService(ctx, input.path.orderId),
     approveCreditApplication: (input) => approveApplication(ctx, input.path.applicationId),
     rejectCreditApplication: (input) => rejectApplication(ctx, input.path.applicationId, input.body.reason),
@@ -116,6 +125,6 @@ export function controlOperations(ctx: SandboxContext): OperationHandlers<Contro
     createFault: (input) => createFault(ctx, input.body),
     listFaults: (input) => listFaults(ctx, input.query),
     deleteFault: (input) => deleteFault(ctx, input.path.faultId),
-    resetState: () => resetState(ctx),
+    resetState: (input) => resetState(ctx, (input.query as { appKey?: string }).appKey),
   };
 }

@@ -16,7 +16,8 @@ import type { SandboxContext } from "./context.js";
 import { defaultFixtures, parseFixtures, type SandboxFixtures } from "./fixtures/load.js";
 import { createQuietLogger, type SandboxLogger } from "./logger.js";
 import { createMemoryNonceStore, type NonceStore } from "../signing/index.js";
-import { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
+import { DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
+import { openRecords, type StoreChoice, type StoreOptions } from "./store/open.js";
 import { ID_RANGES as ID_RANGE_NAMES, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
 import { createCashierKeys } from "./cashier-key.js";
 import { deliveryTargetProblem, type Lookup, type NotifyPolicy } from "./notify-target.js";
@@ -24,6 +25,12 @@ import { ServedHosts } from "./site-guard.js";
 import { applyServerLimits, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
 import type { SandboxRecords } from "./store/types.js";
 import { SandboxConfigError } from "./errors.js";
+import { healthReport, type HealthReport } from "./health.js";
+import { listeningFetch, ListenSessions } from "./listen/sessions.js";
+import { expireDueTrades } from "./domain/payments.js";
+
+/** How often an instance sharing its records settles the trades the clock made due. */
+const DUE_TRADES_SWEEP_MS = 5000;
 import { Scenarios } from "./scenarios/scenarios.js";
 
 export { DEFAULT_CALLBACK_SCHEDULE_MS, newEventId, type CallbackAttempt, type CallbackDispatcher, type CallbackDeliveryRecord } from "./callbacks/dispatcher.js";
@@ -34,7 +41,11 @@ export { defaultFixtures, defaultFixturesText, FixtureError, fixturesDir, parseF
 export { createJsonLogger, createQuietLogger, fileDescriptorSink, type LogSink, type RequestLogRecord, type SandboxLogger } from "./logger.js";
 export { ORDER_ID_BASE } from "./domain/orders.js";
 export { ID_RANGES, idsRoundingTo, safeRangeFixtures, type IdRange } from "./domain/id-range.js";
-export { createMemoryStore, DEFAULT_STORE_QUOTAS, type StoreQuotas } from "./store/memory.js";
+export { createMemoryStore, DEFAULT_STORE_QUOTAS, type MemoryStoreOptions, type StoreQuotas } from "./store/memory.js";
+export { StoreConflictError, StoreUnavailableError } from "./store/rules.js";
+export { describeStore, isPostgresUrl, migrateStore, redactPostgresUrl, type MigrationOutcome, type StoreChoice, type StoreOptions } from "./store/open.js";
+export type { StoreOpenReport } from "./store/postgres/records.js";
+export type { HealthReport } from "./health.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits.js";
 export { MerchantOpenPlatformError } from "../errors.js";
 export { SandboxConfigError } from "./errors.js";
@@ -93,6 +104,17 @@ export interface SandboxOptions {
   quotas?: Partial<StoreQuotas>;
   /** Timeouts and the connection cap of the HTTP server listen() starts (DEFAULT_SERVER_LIMITS). */
   server?: Partial<ServerLimits>;
+  /**
+   * Where the records live: "memory" (default: this process, gone when it stops) or a
+   * postgres:// URL, for a team: several instances share it, and a restart loses nothing
+   * (docs/team-sandbox.md). With PostgreSQL, used nonces are kept there too unless
+   * `nonceStore` names another store.
+   */
+  store?: StoreChoice;
+  /** Settings of a PostgreSQL store (pool size, migrations, leases). */
+  storeOptions?: StoreOptions;
+  /** What the health report (GET /sandbox/health) calls the nonceStore given, e.g. "redis". Default "custom". */
+  nonceStoreName?: string;
 }
 
 export interface ListeningSandbox {
@@ -106,13 +128,18 @@ export interface ListeningSandbox {
 
 export interface Sandbox {
   app: Express;
+  /** Opens the store (a database: connects, migrates, loads the fixtures once), then listens. Rejects with StoreUnavailableError when the store cannot be opened. */
   listen(options?: { port?: number; host?: string }): Promise<ListeningSandbox>;
   state: SandboxRecords;
+  /** Settles when the store is open (a database reached, migrated, its fixtures checked); rejects when it cannot be. */
+  opened(): Promise<void>;
+  /** Whether the store and the nonce store answer now (GET /sandbox/health). */
+  health(): Promise<HealthReport>;
   clock: SandboxClock;
   callbacks: CallbackDispatcher;
   /** Settles when the validators of all three specs are compiled (listen() starts that). */
   ready(): Promise<void>;
-  /** Stops every server started by listen() and the callback timers. */
+  /** Stops every server started by listen() and the callback timers, and closes a store it opened (a nonce store passed in stays open). */
   close(): Promise<void>;
 }
 
@@ -161,27 +188,37 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const serverLimits = resolveServerLimits(options.server);
   const logger = options.logger ?? createQuietLogger();
   const clock = createSandboxClock(options.clock);
+  const quotas = { ...DEFAULT_STORE_QUOTAS, ...options.quotas };
+  const store = openRecords(options.store, { fixtures, quotas, clock, logger, ...options.storeOptions });
   const notifyPolicy: NotifyPolicy = { allowLoopback: options.allowInsecureNotify ?? false, allowPrivate: options.allowPrivateNotify ?? false };
+  const callbackTimeoutMs = options.callbackTimeoutMs ?? 5000;
+  // An app with a `mop listen` session here has its callbacks forwarded to it, whatever its notifyUrl.
+  const listenSessions = new ListenSessions(store.records.listeners, logger);
   const callbacks = createCallbackDispatcher({
-    checkTarget: (url) => deliveryTargetProblem(url, notifyPolicy, options.resolveHost),
+    checkTarget: (url, delivery) => (listenSessions.has(delivery.appKey) ? Promise.resolve(undefined) : deliveryTargetProblem(url, notifyPolicy, options.resolveHost)),
     clock,
     logger,
     scheduleMs: options.callbackSchedule ?? DEFAULT_CALLBACK_SCHEDULE_MS,
-    timeoutMs: options.callbackTimeoutMs ?? 5000,
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    timeoutMs: callbackTimeoutMs,
+    fetch: listeningFetch(listenSessions, options.fetch ?? ((input, init) => fetch(input, init)), callbackTimeoutMs),
     // The app's first secret signs each attempt (ctx exists by the time anything is sent).
     apps: (appKey) => ctx.records.app(appKey),
+    log: store.records.callbackLog,
+    ...(store.records.shared && { pollIntervalMs: store.pollIntervalMs }),
   });
   let listenUrl: string | undefined;
   const servedHosts = new ServedHosts();
   servedHosts.addUrl(options.publicBaseUrl);
   for (const host of options.allowedHosts ?? []) servedHosts.add(host);
   const ctx: SandboxContext = {
-    records: createMemoryStore(fixtures, { ...DEFAULT_STORE_QUOTAS, ...options.quotas }),
+    records: store.records,
+    listenSessions,
+    callbackTimeoutMs,
     clock,
     callbacks,
     logger,
-    nonceStore: options.nonceStore ?? sandboxNonceStore(options.nonceCapacity ?? SANDBOX_NONCE_CAPACITY, fixtures.apps.length),
+    nonceStore: options.nonceStore ?? store.nonceStore ?? sandboxNonceStore(options.nonceCapacity ?? SANDBOX_NONCE_CAPACITY, fixtures.apps.length),
+    nonceStoreKind: options.nonceStore ? (options.nonceStoreName ?? "custom") : store.nonceStore ? "postgres" : "memory",
     rateLimiter: createRateLimiter(clock),
     allowInsecureNotify: options.allowInsecureNotify ?? false,
     idRange,
@@ -190,16 +227,37 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     servedHosts,
     cashierKeys: createCashierKeys(),
     // Redeliveries go out as the callbacks do: the same fetch, timeout and notify-target policy.
-    scenarios: new Scenarios({
+    scenarios: new Scenarios(store.records.faults, {
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
       timeoutMs: options.callbackTimeoutMs ?? 5000,
       checkTarget: (url) => deliveryTargetProblem(url, notifyPolicy, options.resolveHost),
     }),
   };
+  // Opened once: the records, then the deliveries they keep (resumed after a restart).
+  const opened = store.open().then((report) => {
+    // Instances sharing a database derive cashier keys from its one secret.
+    if (report?.cashierKeySecret) ctx.cashierKeys = createCashierKeys(report.cashierKeySecret);
+    return callbacks.start();
+  });
+  // Nothing waits on it here; listen() and each request do, and report its failure.
+  opened.catch(() => undefined);
+  ctx.opened = opened;
+  // Records shared by several instances: each settles now and then what the clock made due (an
+  // UNKNOWN payment's result, and its callback), so nothing waits on an instance that stopped.
+  let sweeper: NodeJS.Timeout | undefined;
+  let closing = false;
+  if (store.records.shared) {
+    void opened.then(() => {
+      if (closing) return;
+      sweeper = setInterval(() => void expireDueTrades(ctx).catch((error: unknown) => logger.warn("Due trades could not be settled now; trying again shortly.", { error })), DUE_TRADES_SWEEP_MS);
+      sweeper.unref();
+    }, () => undefined);
+  }
   const app = createSandboxApp(ctx);
   const servers = new Set<ListeningSandbox>();
 
   async function listen({ port = 0, host = "127.0.0.1" }: { port?: number; host?: string } = {}): Promise<ListeningSandbox> {
+    await opened;
     const server = createServer(serverOptions(serverLimits), app);
     applyServerLimits(server, serverLimits);
     server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
@@ -225,7 +283,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       server,
       close: async () => {
         servers.delete(handle);
-        callbacks.close();
+        await listenSessions.close();
+        await callbacks.close();
         ctx.scenarios.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -246,10 +305,16 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     clock,
     callbacks,
     ready: warmUpValidators,
+    opened: () => opened,
+    health: () => healthReport(ctx),
     async close() {
-      callbacks.close();
+      closing = true;
+      clearInterval(sweeper);
+      await listenSessions.close();
+      await callbacks.close();
       ctx.scenarios.close();
       await Promise.all([...servers].map((server) => server.close()));
+      await store.close();
     },
   };
 }

@@ -56,6 +56,13 @@ export interface CallbackOutbox {
   get(eventId: string): MaybePromise<CallbackDelivery | undefined>;
   /** Every delivery still pending, for the sender to resume after a restart. */
   pending(): MaybePromise<CallbackDelivery[]>;
+  /**
+   * For an outbox several senders share (instances of one server): called before each attempt;
+   * answers the delivery as it is now (its attempts so far) once this sender holds it for the
+   * attempt (a lease), or undefined when another sender holds it or it is no longer pending,
+   * and the sender then leaves it. Without it, every pending delivery is this sender's.
+   */
+  claim?(delivery: CallbackDelivery): MaybePromise<CallbackDelivery | undefined>;
 }
 
 /** The default outbox: this process's memory. It holds the sender's own objects, so reads are synchronous. */

@@ -71,7 +71,7 @@ export interface CallbackSenderOptions {
    * only https:// targets (the contract's notifyUrl rule). A platform refuses private and
    * link-local addresses here (the sandbox's policy does), so a notifyUrl cannot reach its network.
    */
-  checkTarget?: (url: string) => MaybePromise<string | undefined>;
+  checkTarget?: (url: string, delivery: CallbackDelivery) => MaybePromise<string | undefined>;
   logger?: ServerLogger;
 }
 
@@ -219,6 +219,30 @@ export function createCallbackSender(options: CallbackSenderOptions): CallbackSe
     active.delete(delivery.eventId);
   }
 
+  /**
+   * A shared outbox's lease for one attempt: the delivery brought up to date (another sender
+   * may have made attempts), or false, and this sender lets it go, when it is not to be sent
+   * from here now.
+   */
+  async function claimFor(delivery: CallbackDelivery): Promise<boolean> {
+    let current: CallbackDelivery | undefined;
+    try {
+      const claimed = outbox.claim!(delivery);
+      current = isPromise(claimed) ? await claimed : claimed;
+    } catch (error) {
+      logger.error("The callback outbox could not lease a delivery; the attempt waits for the next poll.", { eventId: delivery.eventId, error });
+      current = undefined;
+    }
+    if (current === undefined || current.status !== "pending" || current.targetUrl === null) {
+      clearTimeout(timers.get(delivery.eventId));
+      timers.delete(delivery.eventId);
+      active.delete(delivery.eventId);
+      return false;
+    }
+    if (current !== delivery) Object.assign(delivery, current);
+    return true;
+  }
+
   async function attempt(delivery: CallbackDelivery, trigger: CallbackAttempt["trigger"]): Promise<void> {
     const { eventId } = delivery;
     if (closed || inFlight.has(eventId) || delivery.status !== "pending" || delivery.targetUrl === null) return;
@@ -227,6 +251,10 @@ export function createCallbackSender(options: CallbackSenderOptions): CallbackSe
     const controller = new AbortController();
     inFlight.set(eventId, controller);
     const myGeneration = generation;
+    if (outbox.claim && !(await claimFor(delivery))) {
+      inFlight.delete(eventId);
+      return;
+    }
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -238,7 +266,7 @@ export function createCallbackSender(options: CallbackSenderOptions): CallbackSe
     let responseBody: string | null = null;
     let sentHeaders: Record<string, string> = {};
     try {
-      const refused = await checkTarget(delivery.targetUrl);
+      const refused = await checkTarget(delivery.targetUrl, delivery);
       if (refused !== undefined) throw new RefusedTarget(refused);
       const secret = await secretOf(delivery.appKey);
       if (secret === undefined) throw new RefusedTarget(`the app ${delivery.appKey} has no secret to sign with`);
@@ -362,7 +390,8 @@ export function createCallbackSender(options: CallbackSenderOptions): CallbackSe
       const pending = isPromise(found) ? await found : found;
       let resumed = 0;
       for (const delivery of pending) {
-        if (delivery.status !== "pending" || timers.has(delivery.eventId) || inFlight.has(delivery.eventId)) continue;
+        // One this sender works on already (due, in flight, or being saved after an attempt) is left to it.
+        if (delivery.status !== "pending" || active.has(delivery.eventId) || timers.has(delivery.eventId) || inFlight.has(delivery.eventId)) continue;
         schedule(delivery, (delivery.nextAttemptTime ?? now()) - now());
         resumed += 1;
       }

@@ -64,23 +64,23 @@ describe("mop check against the sandbox", () => {
     const orderId = await other.call("createOrder", { body: { merchantId: 10001, userId: appUserId, orderType: 1, items: [{ itemType: 1, itemId: 1, itemName: "Tea", price: 100, quantity: 1 }] } });
     await other.call("createCashierSession", { body: { merchantId: 10001, outTradeNo: "bystander-1", totalAmount: 100, subject: "Tea", notifyUrl: "https://example.invalid/cb" } });
     const state = sandbox.state;
-    const snapshot = () =>
+    const snapshot = async () =>
       JSON.stringify(
         {
           merchants: state.merchants(),
           stores: state.stores(),
           templates: state.cardTemplates(),
-          demoCustomer: state.customerByOpenUserId("demo-app-key", "user-4711"),
-          bystander: state.customerByOpenUserId("basic-app-key", "bystander"),
-          order: state.order(BigInt(orderId)),
-          trades: state.trades().filter((t) => !t.outTradeNo.startsWith("chk-") && !t.outTradeNo.startsWith("ORDER-")),
+          demoCustomer: await state.customerByOpenUserId("demo-app-key", "user-4711"),
+          bystander: await state.customerByOpenUserId("basic-app-key", "bystander"),
+          order: await state.order(BigInt(orderId)),
+          trades: (await state.trades()).filter((t) => !t.outTradeNo.startsWith("chk-") && !t.outTradeNo.startsWith("ORDER-")),
         },
         (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value),
       );
-    const before = snapshot();
+    const before = await snapshot();
     const report = await runConformance(options(listening.url, { exclude: ["callbacks"] }));
     expect(failures(report)).toBe("");
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 
   it("skips, never passes, what it cannot run: no control API, no API key, no foreign merchant", async () => {

@@ -46,7 +46,8 @@ async function advance(sb: TestSandbox, seconds: number): Promise<void> {
 }
 
 function event(sb: TestSandbox, eventId: string): CallbackDeliveryRecord {
-  const found = sb.sandbox.callbacks.event(eventId);
+  // The memory store's callback log answers at once (it holds the sender's own objects).
+  const found = sb.sandbox.state.callbackLog.get(eventId) as CallbackDeliveryRecord | undefined;
   if (!found) throw new Error(`no event ${eventId}`);
   return found;
 }

@@ -29,14 +29,14 @@ describe("payOrder of a 0-amount order", () => {
     const id = await sb.createOrder({ price: 0, quantity: 3 });
     const order = await sb.signed({ path: `/orders/${id}?merchantId=10001` });
     expect(order.json.data.totalAmount).toBe(0);
-    const tradesBefore = sb.sandbox.state.trades().length;
+    const tradesBefore = (await sb.sandbox.state.trades()).length;
 
     const answer = await sb.signed({ path: `/orders/${id}/pay`, body: { merchantId: 10001, notifyUrl: NOTIFY } });
     expect(answer.status).toBe(409);
     expect(answer.json).toMatchObject({ code: 300009, data: null });
     expect(answer.json.msg).toMatch(/totalAmount 0/);
 
-    expect(sb.sandbox.state.trades().length).toBe(tradesBefore);
+    expect((await sb.sandbox.state.trades()).length).toBe(tradesBefore);
     const history = await sb.signed({ path: `/orders/${id}/status-history?merchantId=10001` });
     expect(history.json.data.map((change: { toStatus: number }) => change.toStatus)).toEqual([0]);
     // It can still be cancelled.
@@ -63,14 +63,14 @@ describe("outRefundNo idempotency", () => {
     const id = await paidOrder();
     const first = await refund(id, { reason: "out of stock", outRefundNo: "R-idem-1" });
     expect(first.json.code, first.text).toBe(0);
-    const refundsAfterFirst = sb.sandbox.state.refunds().length;
+    const refundsAfterFirst = (await sb.sandbox.state.refunds()).length;
     const historyAfterFirst = (await sb.signed({ path: `/orders/${id}/status-history?merchantId=10001` })).json.data;
 
     sb.baseClock.set(sb.baseClock.now() + 60_000);
     const again = await refund(id, { reason: "out of stock", outRefundNo: "R-idem-1" });
     expect(again.status).toBe(200);
     expect(again.json).toEqual(first.json);
-    expect(sb.sandbox.state.refunds().length).toBe(refundsAfterFirst);
+    expect((await sb.sandbox.state.refunds()).length).toBe(refundsAfterFirst);
     expect((await sb.signed({ path: `/orders/${id}/status-history?merchantId=10001` })).json.data).toEqual(historyAfterFirst);
   });
 
@@ -115,11 +115,11 @@ describe("outRefundNo idempotency", () => {
 
   it("concurrent refunds with one outRefundNo make one refund", async () => {
     const id = await paidOrder();
-    const before = sb.sandbox.state.refunds().length;
+    const before = (await sb.sandbox.state.refunds()).length;
     const answers = await Promise.all(Array.from({ length: 5 }, () => refund(id, { reason: "burst", outRefundNo: "R-idem-4" })));
     for (const answer of answers) expect(answer.json.code, answer.text).toBe(0);
     expect(new Set(answers.map((answer) => answer.json.data.refundNo)).size).toBe(1);
-    expect(sb.sandbox.state.refunds().length).toBe(before + 1);
+    expect((await sb.sandbox.state.refunds()).length).toBe(before + 1);
   });
 
   it("without an outRefundNo a repeat finds the order refunded (300004)", async () => {
@@ -143,11 +143,11 @@ describe("createOrder's voucherIds", () => {
   });
 
   it("refuses an id beyond int64 with 100009 naming its place, and stores no order", async () => {
-    const before = sb.sandbox.state.orders().length;
+    const before = (await sb.sandbox.state.orders()).length;
     const answer = await order("[7001,9223372036854775808]");
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ code: 100009, data: null });
     expect(answer.json.msg).toBe("body.voucherIds[1] must be <= 9223372036854775807 (int64)");
-    expect(sb.sandbox.state.orders().length).toBe(before);
+    expect((await sb.sandbox.state.orders()).length).toBe(before);
   });
 });

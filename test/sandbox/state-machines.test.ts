@@ -146,7 +146,7 @@ describe("payOrder's trade", () => {
       expect(clash.json.msg).toContain(String(id));
     }
     expect((await operations.pay(id)).json.data.tradeNo).toBe(tradeNo);
-    const waiting = sb.sandbox.state.trades().filter((trade) => trade.outTradeNo.startsWith(`ORDER-${id}`));
+    const waiting = (await sb.sandbox.state.trades()).filter((trade) => trade.outTradeNo.startsWith(`ORDER-${id}`));
     expect(waiting.map((trade) => trade.tradeNo)).toEqual([tradeNo]);
   });
 
@@ -156,7 +156,7 @@ describe("payOrder's trade", () => {
     const refused = await operations.pay(id);
     expect(refused.json.code, refused.text).toBe(400002);
     expect(refused.json.msg).toContain(`ORDER-${id}`);
-    expect(sb.sandbox.state.order(id)!.tradeNos).toEqual([]);
+    expect((await sb.sandbox.state.order(id))!.tradeNos).toEqual([]);
   });
 
   it("is closed when the order is cancelled", async () => {
@@ -242,7 +242,7 @@ describe("idempotency on outTradeNo", () => {
     expect(answers.map((a) => a.json.code)).toEqual(Array(50).fill(0));
     const tradeNos = new Set(answers.map((a) => a.json.data.tradeNo));
     expect(tradeNos.size).toBe(1);
-    expect(sb.sandbox.state.trades().filter((t) => t.outTradeNo === "CONCURRENT-50")).toHaveLength(1);
+    expect((await sb.sandbox.state.trades()).filter((t) => t.outTradeNo === "CONCURRENT-50")).toHaveLength(1);
   });
 
   it("is per app: another app may use the same outTradeNo", async () => {

@@ -184,7 +184,7 @@ describe("refusals", () => {
 
   it("an event without a target (the app has no callbackUrl) is 100009", async () => {
     const prepared = sb.sandbox.callbacks.prepare({ type: "member_card.application.approved", appKey: "basic-app-key", targetUrl: null, createTime: sb.sandbox.clock.now(), data: { applicationId: 910000000201n, merchantId: 10001n, templateId: 600001n, appUserId: 880000000001n, memberCardId: 900000000101n, reviewTime: "2026-11-22T10:15:30+08:00" } });
-    const event = sb.sandbox.callbacks.dispatch(prepared);
+    const event = await sb.sandbox.callbacks.dispatch(prepared);
     const answer = await redeliver(event.eventId, { variant: "exact" });
     expect(answer.json.code).toBe(100009);
     expect(answer.json.msg).toMatch(/has no target/);

@@ -92,19 +92,19 @@ describe("rate-limited and unavailable", () => {
     await armed({ operationId: "createCashierSession", kind: "unavailable", when: "after", appKey: DEMO.appKey });
     const session = await client().call("createCashierSession", { body: cashier("CLIENT-RETRY-1") });
     expect(waits).toHaveLength(1);
-    expect(sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "CLIENT-RETRY-1")?.tradeNo).toBe(session.tradeNo);
-    expect(sb.sandbox.state.trades().filter((trade) => trade.outTradeNo === "CLIENT-RETRY-1")).toHaveLength(1);
+    expect((await sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "CLIENT-RETRY-1"))?.tradeNo).toBe(session.tradeNo);
+    expect((await sb.sandbox.state.trades()).filter((trade) => trade.outTradeNo === "CLIENT-RETRY-1")).toHaveLength(1);
   });
 
   it("never retries createOrder: the 503 is thrown after one attempt (the order may exist)", async () => {
     await armed({ operationId: "createOrder", kind: "unavailable", when: "after" });
-    const orders = sb.sandbox.state.orders().length;
+    const orders = (await sb.sandbox.state.orders()).length;
     const error = await caught(
       client().call("createOrder", { body: { merchantId: 10001, userId: 880000000001, orderType: 1, items: [{ itemType: 1, itemId: 31001, itemName: "Tea", price: 100, quantity: 1 }] } }),
     );
     expect(error).toMatchObject({ code: 100099, httpStatus: 503 });
     expect(waits).toEqual([]);
-    expect(sb.sandbox.state.orders()).toHaveLength(orders + 1);
+    expect(await sb.sandbox.state.orders()).toHaveLength(orders + 1);
   });
 });
 

@@ -46,7 +46,7 @@ describe("reset-connection", () => {
     await armed({ operationId: "createCashierSession", kind: "reset-connection" });
     const answer = await rawRequest(sb.url, [cashierRequest("RESET-BEFORE")], { waitMs: 3000 });
     expect(answer).toMatchObject({ status: 0, head: "", body: "", closed: true, timedOut: false });
-    expect(sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "RESET-BEFORE")).toBeUndefined();
+    expect(await sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "RESET-BEFORE")).toBeUndefined();
     expect(await latestHit()).toMatchObject({ carriedOut: false, status: null, code: null });
   });
 
@@ -54,7 +54,7 @@ describe("reset-connection", () => {
     await armed({ operationId: "createCashierSession", kind: "reset-connection", when: "after" });
     const answer = await rawRequest(sb.url, [cashierRequest("RESET-AFTER")], { waitMs: 3000 });
     expect(answer).toMatchObject({ status: 0, body: "", closed: true });
-    expect(sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "RESET-AFTER")?.status).toBe("WAIT_BUYER_PAY");
+    expect((await sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "RESET-AFTER"))?.status).toBe("WAIT_BUYER_PAY");
     expect(await latestHit()).toMatchObject({ carriedOut: true, operationCode: 0, status: null });
   });
 
@@ -91,7 +91,7 @@ describe("timeout", () => {
     await armed({ operationId: "createCashierSession", kind: "timeout", when: "after", delayMs: 400 });
     const answer = await rawRequest(sb.url, [cashierRequest("TIMEOUT-AFTER")], { waitMs: 3000 });
     expect(answer).toMatchObject({ status: 0, body: "", closed: true });
-    expect(sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "TIMEOUT-AFTER")?.status).toBe("WAIT_BUYER_PAY");
+    expect((await sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "TIMEOUT-AFTER"))?.status).toBe("WAIT_BUYER_PAY");
   });
 
   it("a connection held by a fault does not delay the sandbox's close", async () => {

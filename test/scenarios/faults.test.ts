@@ -133,12 +133,12 @@ describe("the answering kinds", () => {
 
   it("internal-error before: 500 with 100099 and nothing done", async () => {
     await armed({ operationId: "createOrder", kind: "internal-error" });
-    const orders = sb.sandbox.state.orders().length;
+    const orders = (await sb.sandbox.state.orders()).length;
     const answer = await sb.signed({ path: "/orders", body: { merchantId: 10001, userId: 880000000001, orderType: 1, items: [{ itemType: 1, itemId: 31001, itemName: "Tea", price: 100, quantity: 1 }] } });
     expect(answer.status).toBe(500);
     expect(answer.json.code).toBe(100099);
     expect(errorEnvelopeErrors(answer.json)).toEqual([]);
-    expect(sb.sandbox.state.orders()).toHaveLength(orders);
+    expect(await sb.sandbox.state.orders()).toHaveLength(orders);
   });
 
   it("internal-error after: the work is done, the answer is lost; a retry with the same outTradeNo answers the same trade", async () => {
@@ -147,7 +147,7 @@ describe("the answering kinds", () => {
     expect(lost.status).toBe(500);
     expect(lost.json.code).toBe(100099);
     expect(lost.json.msg).toMatch(/sandbox fault flt_1: internal-error after createCashierSession, which was carried out and answered code 0/);
-    const made = sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "FAULT-AFTER-1");
+    const made = await sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "FAULT-AFTER-1");
     expect(made?.status).toBe("WAIT_BUYER_PAY");
     const retry = await sb.signed({ path: "/payment/cashier/create", body: cashierBody("FAULT-AFTER-1") });
     expect(retry.json.code).toBe(0);
@@ -183,19 +183,19 @@ describe("the answering kinds", () => {
 
   it("slow: the real answer, delayMs late (before: the operation runs late; after: it runs at once)", async () => {
     await armed({ operationId: "createOrder", kind: "slow", delayMs: 150 });
-    const orders = sb.sandbox.state.orders().length;
+    const orders = (await sb.sandbox.state.orders()).length;
     const started = performance.now();
     const pending = sb.createOrder();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(sb.sandbox.state.orders()).toHaveLength(orders);
+    expect(await sb.sandbox.state.orders()).toHaveLength(orders);
     await pending;
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
-    expect(sb.sandbox.state.orders()).toHaveLength(orders + 1);
+    expect(await sb.sandbox.state.orders()).toHaveLength(orders + 1);
 
     await armed({ operationId: "createOrder", kind: "slow", when: "after", delayMs: 150 });
     const late = sb.createOrder();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(sb.sandbox.state.orders()).toHaveLength(orders + 2);
+    expect(await sb.sandbox.state.orders()).toHaveLength(orders + 2);
     await late;
     const hits = (await sb.control("GET", "/faults")).json.data.list.map((f: { hits: unknown[] }) => f.hits[0]);
     expect(hits).toEqual([expect.objectContaining({ carriedOut: true, operationCode: 0, status: 200, code: 0 }), expect.objectContaining({ carriedOut: true, operationCode: 0, status: 200, code: 0 })]);
@@ -255,7 +255,7 @@ describe("the X-Sandbox-Fault header", () => {
     const answer = await sb.signed({ path: "/payment/cashier/create", body: cashierBody("HEADER-1"), headers: { "X-Sandbox-Fault": "internal-error; when=after" } });
     expect(answer.status).toBe(500);
     expect(answer.json.msg).toMatch(/the X-Sandbox-Fault header: internal-error after createCashierSession, which was carried out and answered code 0/);
-    expect(sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "HEADER-1")).toBeDefined();
+    expect(await sb.sandbox.state.tradeByOutTradeNo(DEMO.appKey, "HEADER-1")).toBeDefined();
     expect((await sb.control("GET", "/faults")).json.data.list[0].remaining).toBe(1);
     const header = await sb.signed({ path: "/stores?merchantId=10001", headers: { "X-Sandbox-Fault": "unavailable;retryAfterSeconds=9" } });
     expect(header.status).toBe(503);

@@ -66,7 +66,7 @@ describe("payTrade { outcome: unknown }", () => {
     const advanced = await advance(300);
     expect(advanced.json.data.expiredTrades).toBe(0);
     expect((await query(tradeNo)).tradeStatus).toBe("CLOSED");
-    expect(sb.sandbox.state.trade(tradeNo)?.closeReason).toBe("the payment's result was UNKNOWN, then it failed");
+    expect((await sb.sandbox.state.trade(tradeNo))?.closeReason).toBe("the payment's result was UNKNOWN, then it failed");
     expect(await deliveries(tradeNo)).toEqual([]);
     expect((await sb.signed({ path: `/orders/${orderId}?merchantId=10001` })).json.data.status).toBe(0);
   });
@@ -97,7 +97,7 @@ describe("payTrade { outcome: unknown }", () => {
     const answer = await pay(tradeNo, body);
     expect(answer.status).toBe(400);
     expect(answer.json.code).toBe(100009);
-    expect(sb.sandbox.state.trade(tradeNo)?.status).toBe("WAIT_BUYER_PAY");
+    expect((await sb.sandbox.state.trade(tradeNo))?.status).toBe("WAIT_BUYER_PAY");
   });
 });
 
@@ -163,7 +163,7 @@ describe("the cashier page", () => {
     expect(html).toContain("Payment submitted; its result is not known yet.");
     expect(html).toMatch(/<span id="status">UNKNOWN<\/span> \(result unknown\)/);
     expect(html).toMatch(/the sandbox settles it at <time datetime="2026-11-22T10:16:30\+08:00">2026-11-22 10:16:30\+08:00<\/time> \(closed\)/);
-    expect(sb.sandbox.state.trade(tradeNo)?.unknownThen).toBe("CLOSED");
+    expect((await sb.sandbox.state.trade(tradeNo))?.unknownThen).toBe("CLOSED");
   });
 
   it("says when the amount is a test amount, and Pay then ends as the table says", async () => {
@@ -172,7 +172,7 @@ describe("the cashier page", () => {
     const paid = await page(cashierUrl, "/pay");
     expect(paid.status).toBe(303);
     expect(paid.location).toMatch(/done=closed$/);
-    expect(sb.sandbox.state.trade(tradeNo)?.status).toBe("CLOSED");
+    expect((await sb.sandbox.state.trade(tradeNo))?.status).toBe("CLOSED");
   });
 
   it("refuses an outcome it does not offer with a 400 page", async () => {
@@ -180,7 +180,7 @@ describe("the cashier page", () => {
     const url = new URL(cashierUrl);
     const answer = await fetch(`${sb.url}${url.pathname}/pay${url.search}&outcome=unknown&then=REFUND`, { method: "POST", redirect: "manual" });
     expect(answer.status).toBe(400);
-    expect(sb.sandbox.state.trade(tradeNo)?.status).toBe("WAIT_BUYER_PAY");
+    expect((await sb.sandbox.state.trade(tradeNo))?.status).toBe("WAIT_BUYER_PAY");
   });
 });
 
@@ -202,7 +202,7 @@ describe("nobody looking", () => {
     expect(paid.json.data.trade.tradeStatus).toBe("UNKNOWN");
     const [callback] = await receiver.waitFor(1, 5000);
     expect(JSON.parse(callback!.body).data).toMatchObject({ tradeNo, tradeStatus: "SUCCESS" });
-    expect(live.sandbox.state.trade(tradeNo)?.status).toBe("SUCCESS");
+    expect((await live.sandbox.state.trade(tradeNo))?.status).toBe("SUCCESS");
     await eventually(async () => (await live.control("GET", `/callbacks?tradeNo=${tradeNo}&status=delivered`)).json.data.total === 1);
     expect(live.logs.errors).toEqual([]);
   });

@@ -26,8 +26,9 @@ const APP_KEY = "demo-app-key";
 
 const clock = createSandboxClock();
 const logger = createQuietLogger();
+const records = createMemoryStore(defaultFixtures(), { maxOrdersPerApp: Number.MAX_SAFE_INTEGER, maxTradesPerApp: Number.MAX_SAFE_INTEGER });
 const ctx: SandboxContext = {
-  records: createMemoryStore(defaultFixtures(), { maxOrdersPerApp: Number.MAX_SAFE_INTEGER, maxTradesPerApp: Number.MAX_SAFE_INTEGER }),
+  records,
   clock,
   callbacks: createCallbackDispatcher({ clock, logger, scheduleMs: [1000], timeoutMs: 5000, fetch: (input, init) => fetch(input, init) }),
   logger,
@@ -38,7 +39,7 @@ const ctx: SandboxContext = {
   publicBaseUrl: (origin) => origin,
   servedHosts: new ServedHosts(),
   cashierKeys: createCashierKeys(),
-  scenarios: new Scenarios(),
+  scenarios: new Scenarios(records.faults),
 };
 const handlers = signedOperations(ctx) as unknown as Record<string, DispatchHandler>;
 

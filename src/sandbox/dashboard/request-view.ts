@@ -105,7 +105,7 @@ function idsIn(texts: readonly string[], patterns: readonly RegExp[]): Set<strin
 }
 
 /** The orders and trades a request named or was answered with, that the sandbox holds now. */
-export function recordLinks(ctx: SandboxContext, kept: KeptRequest): RecordLink[] {
+export async function recordLinks(ctx: SandboxContext, kept: KeptRequest): Promise<RecordLink[]> {
   const texts = [kept.url];
   if (kept.requestBody.kind === "kept") texts.push(kept.requestBody.text);
   const answer = kept.responseBody.kind === "kept" ? kept.responseBody.text : "";
@@ -114,12 +114,12 @@ export function recordLinks(ctx: SandboxContext, kept: KeptRequest): RecordLink[
   // createOrder answers the new order's id as the whole data.
   if (kept.operationId === "createOrder") for (const match of answer.matchAll(/"data"\s*:\s*(\d{1,19})/g)) orders.add(match[1]!);
   const links: RecordLink[] = [];
-  for (const id of orders) if (ctx.records.order(BigInt(id)) !== undefined) links.push({ kind: "order", id });
-  for (const id of idsIn(texts, TRADE_IDS)) if (ctx.records.trade(id) !== undefined) links.push({ kind: "trade", id });
+  for (const id of orders) if ((await ctx.records.order(BigInt(id))) !== undefined) links.push({ kind: "order", id });
+  for (const id of idsIn(texts, TRADE_IDS)) if ((await ctx.records.trade(id)) !== undefined) links.push({ kind: "trade", id });
   return links;
 }
 
-export function requestDetail(ctx: SandboxContext, kept: KeptRequest, origin: string, secrets: readonly string[]): RequestDetail {
+export async function requestDetail(ctx: SandboxContext, kept: KeptRequest, origin: string, secrets: readonly string[]): Promise<RequestDetail> {
   const line = requestLine(kept, secrets);
   const requestBody = scrubBody(kept.requestBody, secrets);
   return {
@@ -131,7 +131,7 @@ export function requestDetail(ctx: SandboxContext, kept: KeptRequest, origin: st
     responseBody: scrubBody(kept.responseBody, secrets),
     signature: kept.signature,
     error: registryEntry(kept),
-    links: recordLinks(ctx, kept),
+    links: await recordLinks(ctx, kept),
     fault: kept.fault,
     curl: curlCommand({ ...kept, url: line.url, requestBody }, origin),
   };

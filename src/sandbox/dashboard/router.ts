@@ -44,21 +44,22 @@ export function dashboardRouter(ctx: SandboxContext, recorder: RequestRecorder):
   router.get("/", send("html", DASHBOARD_HTML));
   router.get("/dashboard.js", send("text/javascript", DASHBOARD_JS));
   router.get("/dashboard.css", send("text/css", DASHBOARD_CSS));
-  router.get("/state", (_req, res) => {
-    res.set(HEADERS).json(JSON.parse(JSON.stringify(dashboardState(ctx, recorder), (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))));
+  router.get("/state", async (_req, res) => {
+    const state = await dashboardState(ctx, recorder);
+    res.set(HEADERS).json(JSON.parse(JSON.stringify(state, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))));
   });
   // What the forms offer (operations, fault kinds, variants, apps): read once by the page.
   router.get("/choices", (_req, res) => void res.set(HEADERS).json(dashboardChoices(ctx)));
-  router.get("/requests/:id", (req, res) => {
+  router.get("/requests/:id", async (req, res) => {
     const kept = /^\d{1,9}$/.test(String(req.params.id)) ? recorder.get(Number(req.params.id)) : undefined;
     if (!kept) return void res.status(404).set(HEADERS).json({ ok: false, reason: "no such request among the latest the dashboard keeps" });
     const origin = `${req.protocol}://${req.headers.host ?? "127.0.0.1"}`;
-    res.set(HEADERS).json(requestDetail(ctx, kept, origin, appSecrets(ctx)));
+    res.set(HEADERS).json(await requestDetail(ctx, kept, origin, appSecrets(ctx)));
   });
-  router.post("/callbacks/:eventId/resend", (req, res) => {
+  router.post("/callbacks/:eventId/resend", async (req, res) => {
     const refused = sameSiteJson(req, res);
     if (refused) return void res.status(403).set(HEADERS).json({ ok: false, reason: refused });
-    const result = ctx.callbacks.resend(String(req.params.eventId));
+    const result = await ctx.callbacks.resend(String(req.params.eventId));
     res.status(result.ok ? 200 : 409).set(HEADERS).json(result);
   });
   return router;

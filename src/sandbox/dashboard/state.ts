@@ -27,41 +27,35 @@ function aroundNow<T extends { status: string }>(redeliveries: readonly T[]) {
   return { redeliveries: shown, redeliveriesNotShown: { earlier: start, later: redeliveries.length - start - shown.length } };
 }
 
-export function dashboardState(ctx: SandboxContext, recorder: RequestRecorder) {
+export async function dashboardState(ctx: SandboxContext, recorder: RequestRecorder) {
   const time = (ms: number | null) => (ms === null ? null : formatPlatformTime(ms));
-  const trades = [...ctx.records.trades()]
-    .sort((a, b) => b.createTime - a.createTime)
-    .slice(0, SHOWN)
-    .map((trade) => ({
-      tradeNo: trade.tradeNo,
-      outTradeNo: trade.outTradeNo,
-      orderId: trade.orderId === null ? null : trade.orderId.toString(),
-      status: trade.status,
-      statusMeaning: tradeStatusMeaning(trade.status),
-      totalAmount: trade.totalAmount,
-      subject: trade.subject,
-      createTime: time(trade.createTime),
-      expireTime: time(trade.expireTime),
-      payTime: time(trade.payTime),
-    }));
-  const orders = [...ctx.records.orders()]
-    .sort((a, b) => b.createTime - a.createTime)
-    .slice(0, SHOWN)
-    .map((order) => ({
-      orderId: order.id.toString(),
-      merchantId: order.merchantId.toString(),
-      orderType: order.orderType,
-      orderTypeWord: orderTypeWord(order.orderType),
-      status: order.status,
-      statusWord: orderStatusWord(order.status),
-      // The control API starts service only of a paid service-type order: offered only there.
-      canStartService: order.orderType === SERVICE_ORDER_TYPE && order.status === ORDER_STATUS.PAID,
-      totalAmount: order.totalAmount,
-      createTime: time(order.createTime),
-      payTime: time(order.payTime),
-      tradeNos: order.tradeNos,
-    }));
-  const deliveries = listDeliveries(ctx, {}).list.slice(0, SHOWN).map(({ redeliveries, ...delivery }) => ({
+  const trades = (await ctx.records.trades({ limit: SHOWN })).map((trade) => ({
+    tradeNo: trade.tradeNo,
+    outTradeNo: trade.outTradeNo,
+    orderId: trade.orderId === null ? null : trade.orderId.toString(),
+    status: trade.status,
+    statusMeaning: tradeStatusMeaning(trade.status),
+    totalAmount: trade.totalAmount,
+    subject: trade.subject,
+    createTime: time(trade.createTime),
+    expireTime: time(trade.expireTime),
+    payTime: time(trade.payTime),
+  }));
+  const orders = (await ctx.records.orders({ limit: SHOWN })).map((order) => ({
+    orderId: order.id.toString(),
+    merchantId: order.merchantId.toString(),
+    orderType: order.orderType,
+    orderTypeWord: orderTypeWord(order.orderType),
+    status: order.status,
+    statusWord: orderStatusWord(order.status),
+    // The control API starts service only of a paid service-type order: offered only there.
+    canStartService: order.orderType === SERVICE_ORDER_TYPE && order.status === ORDER_STATUS.PAID,
+    totalAmount: order.totalAmount,
+    createTime: time(order.createTime),
+    payTime: time(order.payTime),
+    tradeNos: order.tradeNos,
+  }));
+  const deliveries = (await listDeliveries(ctx, { limit: SHOWN })).list.map(({ redeliveries, ...delivery }) => ({
     ...delivery,
     applicationId: delivery.applicationId === null ? null : delivery.applicationId.toString(),
     ...aroundNow(redeliveries),
@@ -76,6 +70,6 @@ export function dashboardState(ctx: SandboxContext, recorder: RequestRecorder) {
     orders,
     deliveries,
     /** The faults set with the control API, active and spent (docs/scenarios.md). */
-    faults: listFaults(ctx, {}).list.map(({ hits, ...fault }) => ({ ...fault, answered: fault.times - fault.remaining, hits: hits.slice(-SHOWN_FAULT_HITS) })),
+    faults: (await listFaults(ctx, {})).list.map(({ hits, ...fault }) => ({ ...fault, answered: fault.times - fault.remaining, hits: hits.slice(-SHOWN_FAULT_HITS) })),
   };
 }

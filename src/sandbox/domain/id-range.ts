@@ -81,3 +81,11 @@ export function roundedIdHint(requested: bigint, exists: (id: bigint) => boolean
     " see docs/ids-and-int64.md (on this sandbox: /docs/guides/ids-and-int64.html)."
   );
 }
+
+/** roundedIdHint for records read from the store: `exists` asks it. */
+export async function roundedIdHintOf(requested: bigint, exists: (id: bigint) => Promise<boolean>): Promise<string> {
+  const candidates = idsRoundingTo(requested);
+  const found = new Set<bigint>();
+  for (const id of candidates) if (await exists(id)) found.add(id);
+  return roundedIdHint(requested, (id) => found.has(id));
+}

@@ -5,10 +5,11 @@
 import { formatPlatformTime } from "../clock.js";
 import type { SandboxContext } from "../context.js";
 import { signedError } from "../errors.js";
-import type { AppRecord, CardTemplateRecord, CreditApplicationRecord, MemberCardRecord } from "../store/types.js";
+import type { AppRecord, CardTemplateRecord, CreditApplicationRecord, MemberCardRecord, RecordsTransaction } from "../store/types.js";
+import type { PreparedCallback } from "../callbacks/dispatcher.js";
 import { page, requireMerchant, servableMerchantIds } from "./access.js";
 import { requireCustomer } from "./customers.js";
-import { roundedIdHint } from "./id-range.js";
+import { roundedIdHint, roundedIdHintOf } from "./id-range.js";
 
 const MEMBER_CARD_ID_BASE = 900_000_000_100n;
 const APPLICATION_ID_BASE = 910_000_000_200n;
@@ -60,24 +61,30 @@ function requireTemplate(ctx: SandboxContext, input: PurchaseInput): CardTemplat
   return template;
 }
 
-function openCard(ctx: SandboxContext, app: AppRecord, source: Omit<MemberCardRecord, "id" | "appKey" | "createTime">, now: number): MemberCardRecord {
-  const card: MemberCardRecord = { id: MEMBER_CARD_ID_BASE + BigInt(ctx.records.nextSequence("memberCard")), appKey: app.appKey, createTime: now, ...source };
-  ctx.records.saveMemberCard(card);
+async function openCard(tx: RecordsTransaction, app: AppRecord, source: Omit<MemberCardRecord, "id" | "appKey" | "createTime">, now: number): Promise<MemberCardRecord> {
+  const card: MemberCardRecord = { id: MEMBER_CARD_ID_BASE + BigInt(await tx.nextSequence("memberCard")), appKey: app.appKey, createTime: now, ...source };
+  await tx.insertMemberCard(card);
   return card;
 }
 
-export function purchaseMemberCard(ctx: SandboxContext, app: AppRecord, input: PurchaseInput) {
+export async function purchaseMemberCard(ctx: SandboxContext, app: AppRecord, input: PurchaseInput) {
   requireMerchant(ctx, app, input.merchantId);
   const template = requireTemplate(ctx, input);
-  requireCustomer(ctx, app, input.appUserId, "appUserId");
+  return ctx.records.transaction(app.appKey, async (tx) => {
+    await requireCustomer(ctx, tx, app, input.appUserId, "appUserId");
+    return purchaseInTransaction(ctx, tx, app, template, input);
+  });
+}
+
+async function purchaseInTransaction(ctx: SandboxContext, tx: RecordsTransaction, app: AppRecord, template: CardTemplateRecord, input: PurchaseInput) {
   const now = ctx.clock.now();
   const tierId = input.tierId ?? null;
   if (template.purchaseMode === "direct") {
-    const card = openCard(ctx, app, { merchantId: input.merchantId, templateId: template.id, appUserId: input.appUserId, tierId, applicationId: null }, now);
+    const card = await openCard(tx, app, { merchantId: input.merchantId, templateId: template.id, appUserId: input.appUserId, tierId, applicationId: null }, now);
     return { resultType: 1 as const, id: card.id };
   }
   const application: CreditApplicationRecord = {
-    id: APPLICATION_ID_BASE + BigInt(ctx.records.nextSequence("application")),
+    id: APPLICATION_ID_BASE + BigInt(await tx.nextSequence("application")),
     appKey: app.appKey,
     merchantId: input.merchantId,
     templateId: template.id,
@@ -89,20 +96,36 @@ export function purchaseMemberCard(ctx: SandboxContext, app: AppRecord, input: P
     reason: null,
     memberCardId: null,
   };
-  ctx.records.saveApplication(application);
+  await tx.insertApplication(application);
   return { resultType: 2 as const, id: application.id };
 }
 
-function requirePendingApplication(ctx: SandboxContext, applicationId: bigint): CreditApplicationRecord {
-  const application = ctx.records.application(applicationId);
-  if (!application) {
-    const hint = roundedIdHint(applicationId, (id) => ctx.records.application(id) !== undefined);
+/**
+ * Runs a review of the application in its app's transaction, once it is found and pending; the
+ * callback it records with the review is sent after the commit.
+ */
+async function review(ctx: SandboxContext, applicationId: bigint, decide: (tx: RecordsTransaction, application: CreditApplicationRecord) => Promise<PreparedCallback>) {
+  const found = await ctx.records.application(applicationId);
+  if (!found) {
+    const hint = await roundedIdHintOf(applicationId, async (id) => (await ctx.records.application(id)) !== undefined);
     throw signedError("CREDIT_APPLICATION_NOT_FOUND", `applicationId ${applicationId}: no such credit application.${hint}`);
   }
+  const { application, callback } = await ctx.records.transaction(found.appKey, async (tx) => {
+    const application = (await tx.application(applicationId)) ?? found;
+    requirePending(application);
+    const callback = await decide(tx, application);
+    await tx.enqueueCallback(callback.event);
+    return { application, callback };
+  });
+  await ctx.callbacks.dispatch(callback);
+  return { application: applicationView(application), eventId: callback.event.eventId };
+}
+
+function requirePending(application: CreditApplicationRecord): void {
+  const applicationId = application.id;
   if (application.status !== "PENDING") {
     throw signedError("CREDIT_APPLICATION_NOT_PENDING", `applicationId ${applicationId} was already ${application.status.toLowerCase()}.`);
   }
-  return application;
 }
 
 export function applicationView(application: CreditApplicationRecord) {
@@ -121,67 +144,65 @@ export function applicationView(application: CreditApplicationRecord) {
 
 /** Control API: the merchant approves; the card opens and the app hears of it. */
 export function approveApplication(ctx: SandboxContext, applicationId: bigint) {
-  const application = requirePendingApplication(ctx, applicationId);
-  const app = ctx.records.app(application.appKey);
-  const now = ctx.clock.now();
-  const memberCardId = MEMBER_CARD_ID_BASE + BigInt(ctx.records.nextSequence("memberCard"));
-  const callback = ctx.callbacks.prepare({
-    type: "member_card.application.approved",
-    appKey: application.appKey,
-    secret: app?.appSecrets[0],
-    targetUrl: app?.callbackUrl ?? null,
-    createTime: now,
-    applicationId: application.id,
-    data: {
-      applicationId: application.id,
-      memberCardId,
+  return review(ctx, applicationId, async (tx, application) => {
+    const app = ctx.records.app(application.appKey);
+    const now = ctx.clock.now();
+    const memberCardId = MEMBER_CARD_ID_BASE + BigInt(await tx.nextSequence("memberCard"));
+    const callback = ctx.callbacks.prepare({
+      type: "member_card.application.approved",
+      appKey: application.appKey,
+      targetUrl: app?.callbackUrl ?? null,
+      createTime: now,
+      data: {
+        applicationId: application.id,
+        memberCardId,
+        merchantId: application.merchantId,
+        templateId: application.templateId,
+        appUserId: application.appUserId,
+        reviewTime: formatPlatformTime(now),
+      },
+    });
+    await tx.insertMemberCard({
+      id: memberCardId,
+      appKey: application.appKey,
       merchantId: application.merchantId,
       templateId: application.templateId,
       appUserId: application.appUserId,
-      reviewTime: formatPlatformTime(now),
-    },
+      tierId: application.tierId,
+      createTime: now,
+      applicationId: application.id,
+    });
+    application.status = "APPROVED";
+    application.reviewTime = now;
+    application.memberCardId = memberCardId;
+    await tx.updateApplication(application);
+    return callback;
   });
-  ctx.records.saveMemberCard({
-    id: memberCardId,
-    appKey: application.appKey,
-    merchantId: application.merchantId,
-    templateId: application.templateId,
-    appUserId: application.appUserId,
-    tierId: application.tierId,
-    createTime: now,
-    applicationId: application.id,
-  });
-  application.status = "APPROVED";
-  application.reviewTime = now;
-  application.memberCardId = memberCardId;
-  ctx.records.saveApplication(application);
-  return { application: applicationView(application), eventId: ctx.callbacks.dispatch(callback).eventId };
 }
 
 /** Control API: the merchant rejects, with a reason the app receives. */
 export function rejectApplication(ctx: SandboxContext, applicationId: bigint, reason: string) {
-  const application = requirePendingApplication(ctx, applicationId);
-  const app = ctx.records.app(application.appKey);
-  const now = ctx.clock.now();
-  const callback = ctx.callbacks.prepare({
-    type: "member_card.application.rejected",
-    appKey: application.appKey,
-    secret: app?.appSecrets[0],
-    targetUrl: app?.callbackUrl ?? null,
-    createTime: now,
-    applicationId: application.id,
-    data: {
-      applicationId: application.id,
-      merchantId: application.merchantId,
-      templateId: application.templateId,
-      appUserId: application.appUserId,
-      reviewTime: formatPlatformTime(now),
-      reason,
-    },
+  return review(ctx, applicationId, async (tx, application) => {
+    const app = ctx.records.app(application.appKey);
+    const now = ctx.clock.now();
+    const callback = ctx.callbacks.prepare({
+      type: "member_card.application.rejected",
+      appKey: application.appKey,
+      targetUrl: app?.callbackUrl ?? null,
+      createTime: now,
+      data: {
+        applicationId: application.id,
+        merchantId: application.merchantId,
+        templateId: application.templateId,
+        appUserId: application.appUserId,
+        reviewTime: formatPlatformTime(now),
+        reason,
+      },
+    });
+    application.status = "REJECTED";
+    application.reviewTime = now;
+    application.reason = reason;
+    await tx.updateApplication(application);
+    return callback;
   });
-  application.status = "REJECTED";
-  application.reviewTime = now;
-  application.reason = reason;
-  ctx.records.saveApplication(application);
-  return { application: applicationView(application), eventId: ctx.callbacks.dispatch(callback).eventId };
 }

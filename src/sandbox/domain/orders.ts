@@ -4,12 +4,13 @@
 import { formatPlatformTime, platformDigits } from "../clock.js";
 import type { SandboxContext } from "../context.js";
 import { signedError } from "../errors.js";
-import type { AppRecord, OrderItemRecord, OrderRecord, RefundRecord, StoreRecord } from "../store/types.js";
+import type { AppRecord, OrderItemRecord, OrderRecord, RecordReads, RecordsTransaction, RefundRecord, StoreRecord, TradeRecord } from "../store/types.js";
 import { requireMerchant } from "./access.js";
 import { requireCustomer } from "./customers.js";
 import { historyView, moveOrder, ORDER_STATUS, orderView, SERVICE_ORDER_TYPE } from "./order-status.js";
-import { cashierUrl, openOrderTrade, refreshTrade } from "./payments.js";
-import { orderIdBase, roundedIdHint, TWO_POW_53 } from "./id-range.js";
+import { cashierUrl, openOrderTrade, settleDue } from "./payments.js";
+import { withAppTransaction, type Sent } from "./transactions.js";
+import { orderIdBase, roundedIdHint, roundedIdHintOf, TWO_POW_53 } from "./id-range.js";
 import { parseIdText } from "../../json/index.js";
 
 /**
@@ -55,18 +56,26 @@ function checkVoucherIds(voucherIds: string | undefined): void {
   if (problems.length > 0) throw signedError("VALIDATION_FAILED", `body.${problems.join("; body.")}`);
 }
 
-export function createOrder(ctx: SandboxContext, app: AppRecord, input: CreateOrderInput): bigint {
+export async function createOrder(ctx: SandboxContext, app: AppRecord, input: CreateOrderInput): Promise<bigint> {
   checkVoucherIds(input.voucherIds);
   requireMerchant(ctx, app, input.merchantId);
   if (input.storeId !== undefined) requireOpenStore(ctx, input.merchantId, input.storeId);
-  requireCustomer(ctx, app, input.userId, "userId");
+  await requireCustomer(ctx, ctx.records, app, input.userId, "userId");
   const total = input.items.reduce((sum, item) => sum + BigInt(item.price) * BigInt(item.quantity), 0n);
   if (total > MAX_TOTAL) {
     throw signedError("ORDER_AMOUNT_OUT_OF_RANGE", `items: the order total (sum of price × quantity) is ${total} fen, more than ${MAX_TOTAL}.`);
   }
+  return ctx.records.transaction(app.appKey, async (tx) => {
+    const order = newOrder(ctx, app, input, Number(total), await tx.nextSequence("order"));
+    await tx.insertOrder(order);
+    return order.id;
+  });
+}
+
+function newOrder(ctx: SandboxContext, app: AppRecord, input: CreateOrderInput, totalAmount: number, sequence: number): OrderRecord {
   const now = ctx.clock.now();
-  const order: OrderRecord = {
-    id: orderIdBase(ctx.idRange) + 2n * BigInt(ctx.records.nextSequence("order")) - 1n,
+  return {
+    id: orderIdBase(ctx.idRange) + 2n * BigInt(sequence) - 1n,
     appKey: app.appKey,
     merchantId: input.merchantId,
     storeId: input.storeId ?? null,
@@ -76,7 +85,7 @@ export function createOrder(ctx: SandboxContext, app: AppRecord, input: CreateOr
     voucherIds: input.voucherIds ?? null,
     remark: input.remark ?? null,
     items: input.items,
-    totalAmount: Number(total),
+    totalAmount,
     status: ORDER_STATUS.PENDING_PAYMENT,
     createTime: now,
     payTime: null,
@@ -85,30 +94,34 @@ export function createOrder(ctx: SandboxContext, app: AppRecord, input: CreateOr
     tradeNos: [],
     paidTradeNo: null,
   };
-  ctx.records.saveOrder(order);
-  return order.id;
 }
 
-/** The app's order of that merchant (the merchant checked first), or 300001. */
-function requireOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint): OrderRecord {
+/** The app's order of that merchant (the merchant checked first), or 300001; read through `reads` (a transaction's, or the records'). */
+async function requireOrder(ctx: SandboxContext, reads: RecordReads, app: AppRecord, orderId: bigint, merchantId: bigint): Promise<OrderRecord> {
   requireMerchant(ctx, app, merchantId);
-  const order = ctx.records.order(orderId);
+  const order = await reads.order(orderId);
   if (!order || order.merchantId !== merchantId || order.appKey !== app.appKey) {
-    const visible = (id: bigint) => {
-      const candidate = ctx.records.order(id);
+    const visible = async (id: bigint) => {
+      const candidate = await reads.order(id);
       return candidate?.merchantId === merchantId && candidate.appKey === app.appKey;
     };
-    throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order of merchant ${merchantId}.${roundedIdHint(orderId, visible)}`);
+    throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order of merchant ${merchantId}.${await roundedIdHintOf(orderId, visible)}`);
   }
   return order;
 }
 
-export function getOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint) {
-  return orderView(requireOrder(ctx, app, orderId, merchantId));
+/** Runs `change` on the app's order in the app's transaction (callbacks it records go out once it commits). */
+function changeOrder<T>(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, change: (tx: RecordsTransaction, order: OrderRecord, sent: Sent) => Promise<T>): Promise<T> {
+  requireMerchant(ctx, app, merchantId);
+  return withAppTransaction(ctx, app.appKey, async (tx, sent) => change(tx, await requireOrder(ctx, tx, app, orderId, merchantId), sent));
 }
 
-export function listOrderStatusHistory(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint) {
-  return historyView(requireOrder(ctx, app, orderId, merchantId));
+export async function getOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint) {
+  return orderView(await requireOrder(ctx, ctx.records, app, orderId, merchantId));
+}
+
+export async function listOrderStatusHistory(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint) {
+  return historyView(await requireOrder(ctx, ctx.records, app, orderId, merchantId));
 }
 
 export interface PayOrderInput {
@@ -119,36 +132,51 @@ export interface PayOrderInput {
   attach?: string;
 }
 
-export function payOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, input: PayOrderInput, requestOrigin: string) {
-  const order = requireOrder(ctx, app, orderId, input.merchantId);
+export async function payOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, input: PayOrderInput, requestOrigin: string) {
+  const { order, trade } = await changeOrder(ctx, app, orderId, input.merchantId, async (tx, order, sent) => {
+    const { merchantId: _merchantId, ...tradeInput } = input;
+    return { order, trade: await openOrderTrade(ctx, tx, sent, app, requirePayableOrder(order), tradeInput) };
+  });
+  return { orderId: order.id, tradeNo: trade.tradeNo, outTradeNo: trade.outTradeNo, cashierUrl: cashierUrl(ctx, trade.tradeNo, requestOrigin) };
+}
+
+/** payOrder's preconditions: pending payment, and an amount a trade can carry. */
+function requirePayableOrder(order: OrderRecord): OrderRecord {
+  const orderId = order.id;
   if (order.status !== ORDER_STATUS.PENDING_PAYMENT) {
     throw signedError("ORDER_NOT_PENDING_PAYMENT", `orderId ${orderId} is in status ${order.status}; payment may be started only in status 0 (pending payment).`);
   }
   if (order.totalAmount === 0) {
     throw signedError("ORDER_ZERO_AMOUNT", `orderId ${orderId} has totalAmount 0; a payment trade needs at least 1 fen, so this order cannot be paid (cancel it instead).`);
   }
-  const { merchantId: _merchantId, ...tradeInput } = input;
-  const trade = openOrderTrade(ctx, app, order, tradeInput);
-  return { orderId: order.id, tradeNo: trade.tradeNo, outTradeNo: trade.outTradeNo, cashierUrl: cashierUrl(ctx, trade.tradeNo, requestOrigin) };
+  return order;
 }
 
-export function cancelOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, input: { merchantId: bigint; reason?: string }) {
-  const order = requireOrder(ctx, app, orderId, input.merchantId);
-  if (order.status !== ORDER_STATUS.PENDING_PAYMENT) {
-    throw signedError("ORDER_NOT_CANCELLABLE", `orderId ${orderId} is in status ${order.status}; only an order in status 0 (pending payment) can be cancelled.`);
-  }
-  const now = ctx.clock.now();
-  for (const tradeNo of order.tradeNos) {
-    const trade = ctx.records.trade(tradeNo);
-    if (trade && refreshTrade(ctx, trade).status === "WAIT_BUYER_PAY") {
+export async function cancelOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, input: { merchantId: bigint; reason?: string }) {
+  const order = await changeOrder(ctx, app, orderId, input.merchantId, async (tx, found, sent) => {
+    // What the clock made due first: an UNKNOWN trade that became SUCCESS has paid the order.
+    const trades: TradeRecord[] = [];
+    for (const tradeNo of found.tradeNos) {
+      const trade = await tx.trade(tradeNo);
+      if (!trade) continue;
+      await settleDue(ctx, tx, sent, trade);
+      trades.push(trade);
+    }
+    const order = (await tx.order(found.id)) ?? found;
+    if (order.status !== ORDER_STATUS.PENDING_PAYMENT) {
+      throw signedError("ORDER_NOT_CANCELLABLE", `orderId ${orderId} is in status ${order.status}; only an order in status 0 (pending payment) can be cancelled.`);
+    }
+    const now = ctx.clock.now();
+    for (const trade of trades.filter((candidate) => candidate.status === "WAIT_BUYER_PAY")) {
       trade.status = "CLOSED";
       trade.closeTime = now;
       trade.closeReason = "order cancelled";
-      ctx.records.saveTrade(trade);
+      await tx.updateTrade(trade);
     }
-  }
-  moveOrder(order, ORDER_STATUS.CANCELLED, now, input.reason ? `cancelled: ${input.reason}` : "cancelled");
-  ctx.records.saveOrder(order);
+    moveOrder(order, ORDER_STATUS.CANCELLED, now, input.reason ? `cancelled: ${input.reason}` : "cancelled");
+    await tx.updateOrder(order);
+    return order;
+  });
   return orderView(order);
 }
 
@@ -163,9 +191,9 @@ function refundView(refund: RefundRecord) {
  * the same parameters answer the original refund, different ones are 400004. "Same" compares
  * the order, the merchant and the reason.
  */
-function repeatedRefund(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { reason: string; outRefundNo?: string }): RefundRecord | undefined {
+async function repeatedRefund(tx: RecordsTransaction, app: AppRecord, orderId: bigint, merchantId: bigint, input: { reason: string; outRefundNo?: string }): Promise<RefundRecord | undefined> {
   if (input.outRefundNo === undefined) return undefined;
-  const existing = ctx.records.refundByOutRefundNo(app.appKey, input.outRefundNo);
+  const existing = await tx.refundByOutRefundNo(app.appKey, input.outRefundNo);
   if (!existing) return undefined;
   const pairs: [string, unknown, unknown][] = [
     ["orderId", existing.orderId, orderId],
@@ -179,25 +207,29 @@ function repeatedRefund(ctx: SandboxContext, app: AppRecord, orderId: bigint, me
   return existing;
 }
 
-export function refundOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { reason: string; outRefundNo?: string }) {
-  const order = requireOrder(ctx, app, orderId, merchantId);
+export async function refundOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { reason: string; outRefundNo?: string }) {
+  return changeOrder(ctx, app, orderId, merchantId, (tx, order) => refundInTransaction(ctx, tx, app, order, input));
+}
+
+async function refundInTransaction(ctx: SandboxContext, tx: RecordsTransaction, app: AppRecord, order: OrderRecord, input: { reason: string; outRefundNo?: string }) {
+  const orderId = order.id;
   // Checked before the order's status: the order of a repeated refund is already refunded (5).
-  const repeated = repeatedRefund(ctx, app, orderId, merchantId, input);
+  const repeated = await repeatedRefund(tx, app, orderId, order.merchantId, input);
   if (repeated) return refundView(repeated);
   if (order.status !== ORDER_STATUS.PAID) {
     throw signedError("ORDER_NOT_REFUNDABLE", `orderId ${orderId} is in status ${order.status}; a refund applies only to an order in status 1 (paid).`);
   }
   const now = ctx.clock.now();
-  const trade = order.paidTradeNo === null ? undefined : ctx.records.trade(order.paidTradeNo);
+  const trade = order.paidTradeNo === null ? undefined : await tx.trade(order.paidTradeNo);
   if (trade && trade.status === "SUCCESS") {
     trade.status = "REFUND";
     trade.refundTime = now;
-    ctx.records.saveTrade(trade);
+    await tx.updateTrade(trade);
   }
   moveOrder(order, ORDER_STATUS.REFUNDED, now, `refunded: ${input.reason}`);
-  ctx.records.saveOrder(order);
+  await tx.updateOrder(order);
   const refund: RefundRecord = {
-    refundNo: `${platformDigits(now)}${String(ctx.records.nextSequence("refund") % 100_000).padStart(5, "0")}`,
+    refundNo: `${platformDigits(now)}${String((await tx.nextSequence("refund")) % 100_000).padStart(5, "0")}`,
     appKey: app.appKey,
     orderId: order.id,
     merchantId: order.merchantId,
@@ -206,12 +238,16 @@ export function refundOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint
     outRefundNo: input.outRefundNo ?? null,
     createTime: now,
   };
-  ctx.records.saveRefund(refund);
+  await tx.insertRefund(refund);
   return refundView(refund);
 }
 
-export function writeOffOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { storeId?: bigint; remark?: string }) {
-  const order = requireOrder(ctx, app, orderId, merchantId);
+export async function writeOffOrder(ctx: SandboxContext, app: AppRecord, orderId: bigint, merchantId: bigint, input: { storeId?: bigint; remark?: string }) {
+  return changeOrder(ctx, app, orderId, merchantId, (tx, order) => writeOffInTransaction(ctx, tx, order, input));
+}
+
+async function writeOffInTransaction(ctx: SandboxContext, tx: RecordsTransaction, order: OrderRecord, input: { storeId?: bigint; remark?: string }) {
+  const orderId = order.id;
   if (order.orderType !== SERVICE_ORDER_TYPE) {
     throw signedError("ORDER_NOT_SERVICE_TYPE", `orderId ${orderId} has orderType ${order.orderType}; write-off applies only to service-type orders (orderType 3, voucher purchase).`);
   }
@@ -223,14 +259,19 @@ export function writeOffOrder(ctx: SandboxContext, app: AppRecord, orderId: bigi
   const where = input.storeId === undefined ? "" : ` at store ${input.storeId}`;
   moveOrder(order, ORDER_STATUS.COMPLETED, now, `written off${where}${input.remark ? `: ${input.remark}` : ""}`);
   order.completeTime = now;
-  ctx.records.saveOrder(order);
+  await tx.updateOrder(order);
   return orderView(order);
 }
 
 /** Control API: a paid service-type order starts being served (1 → 2). */
-export function startOrderService(ctx: SandboxContext, orderId: bigint) {
-  const order = ctx.records.order(orderId);
-  if (!order) throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order.${roundedIdHint(orderId, (id) => ctx.records.order(id) !== undefined)}`);
+export async function startOrderService(ctx: SandboxContext, orderId: bigint) {
+  const found = await ctx.records.order(orderId);
+  if (!found) throw signedError("ORDER_NOT_FOUND", `orderId ${orderId}: no such order.${await roundedIdHintOf(orderId, async (id) => (await ctx.records.order(id)) !== undefined)}`);
+  return ctx.records.transaction(found.appKey, async (tx) => startServiceInTransaction(ctx, tx, (await tx.order(orderId)) ?? found));
+}
+
+async function startServiceInTransaction(ctx: SandboxContext, tx: RecordsTransaction, order: OrderRecord) {
+  const orderId = order.id;
   if (order.orderType !== SERVICE_ORDER_TYPE) {
     throw signedError("ORDER_NOT_SERVICE_TYPE", `orderId ${orderId} has orderType ${order.orderType}; only service-type orders (orderType 3) are served.`);
   }
@@ -238,6 +279,6 @@ export function startOrderService(ctx: SandboxContext, orderId: bigint) {
     throw signedError("ORDER_SERVICE_NOT_STARTABLE", `orderId ${orderId} is in status ${order.status}; service can start only for a paid (status 1) service-type order.`);
   }
   moveOrder(order, ORDER_STATUS.IN_SERVICE, ctx.clock.now(), "service started");
-  ctx.records.saveOrder(order);
+  await tx.updateOrder(order);
   return orderView(order);
 }

@@ -2,12 +2,15 @@
 // and, when a scenario asks for it (docs/scenarios.md), WAIT_BUYER_PAY → UNKNOWN → SUCCESS |
 // CLOSED. Expiry and an UNKNOWN result becoming known are evaluated lazily on every access (and
 // by the clock-advance control call, and a timer for the callback that follows).
-// Creation is idempotent on (app, outTradeNo); the check and the insert run synchronously, with
-// no await between them, so concurrent requests with one outTradeNo make one trade.
+// Creation is idempotent on (app, outTradeNo): the check and the insert run in one transaction
+// of the app (the store runs those one at a time, across instances), and the store refuses a
+// second trade with the same (app, outTradeNo) besides, so concurrent requests with one
+// outTradeNo make one trade.
 import { formatPlatformTime, platformDigits } from "../clock.js";
 import type { SandboxContext } from "../context.js";
-import { signedError } from "../errors.js";
-import type { AppRecord, OrderRecord, TradeRecord } from "../store/types.js";
+import { RefusalError, signedError } from "../errors.js";
+import type { AppRecord, OrderRecord, RecordsTransaction, TradeRecord } from "../store/types.js";
+import { recordCallback, withAppTransaction, type Sent } from "./transactions.js";
 import { requireMerchant } from "./access.js";
 import { chooseOutcome, outcomeByAmount, type PaymentOutcome, type SettledStatus } from "../scenarios/outcomes.js";
 import { moveOrder, ORDER_STATUS } from "./order-status.js";
@@ -17,64 +20,91 @@ export function cashierUrl(ctx: SandboxContext, tradeNo: string, requestOrigin: 
 }
 
 /** yyyyMMddHHmmss (platform time) + a 5-digit sequence: 19 digits, unique in this sandbox. */
-function newTradeNo(ctx: SandboxContext): string {
+async function newTradeNo(ctx: SandboxContext, tx: RecordsTransaction): Promise<string> {
   for (;;) {
-    const tradeNo = `${platformDigits(ctx.clock.now())}${String(ctx.records.nextSequence("trade") % 100_000).padStart(5, "0")}`;
-    if (!ctx.records.trade(tradeNo)) return tradeNo;
+    const tradeNo = `${platformDigits(ctx.clock.now())}${String((await tx.nextSequence("trade")) % 100_000).padStart(5, "0")}`;
+    if (!(await tx.trade(tradeNo))) return tradeNo;
   }
 }
 
-function closeNow(ctx: SandboxContext, trade: TradeRecord, at: number, reason: string): void {
+async function closeNow(tx: RecordsTransaction, trade: TradeRecord, at: number, reason: string): Promise<void> {
   trade.status = "CLOSED";
   trade.closeTime = at;
   trade.closeReason = reason;
   trade.unknownUntil = null;
   trade.unknownThen = null;
-  ctx.records.saveTrade(trade);
+  await tx.updateTrade(trade);
+}
+
+/** Whether the sandbox clock has made a change of the trade due (expiry, or an UNKNOWN result becoming known). */
+function isDue(ctx: SandboxContext, trade: TradeRecord): boolean {
+  const now = ctx.clock.now();
+  return (trade.status === "WAIT_BUYER_PAY" && now >= trade.expireTime) || (trade.status === "UNKNOWN" && trade.unknownUntil !== null && now >= trade.unknownUntil);
 }
 
 /**
- * Applies what the sandbox clock has made due: a waiting trade past its expiry closes; an
- * UNKNOWN trade whose result time has passed becomes what it was told to (at that time).
+ * In the trade's app's transaction, applies what the sandbox clock has made due: a waiting
+ * trade past its expiry closes ("expired"); an UNKNOWN trade whose result time has passed
+ * becomes what it was told to, at that time ("settled", its callback recorded in `sent`).
  */
-export function refreshTrade(ctx: SandboxContext, trade: TradeRecord): TradeRecord {
-  if (trade.status === "WAIT_BUYER_PAY" && ctx.clock.now() >= trade.expireTime) {
-    closeNow(ctx, trade, trade.expireTime, `expired after ${trade.expireMinutes} minutes`);
-  } else if (trade.status === "UNKNOWN" && trade.unknownUntil !== null && ctx.clock.now() >= trade.unknownUntil) {
-    const at = trade.unknownUntil;
-    if (trade.unknownThen === "CLOSED") closeNow(ctx, trade, at, "the payment's result was UNKNOWN, then it failed");
-    else settleSuccess(ctx, trade, at);
+export async function settleDue(ctx: SandboxContext, tx: RecordsTransaction, sent: Sent, trade: TradeRecord): Promise<"expired" | "settled" | undefined> {
+  if (!isDue(ctx, trade)) return undefined;
+  if (trade.status === "WAIT_BUYER_PAY") {
+    await closeNow(tx, trade, trade.expireTime, `expired after ${trade.expireMinutes} minutes`);
+    return "expired";
   }
-  return trade;
+  const at = trade.unknownUntil!;
+  if (trade.unknownThen === "CLOSED") await closeNow(tx, trade, at, "the payment's result was UNKNOWN, then it failed");
+  else await settleSuccess(ctx, tx, sent, trade, at);
+  return "settled";
 }
 
-/** Closes every trade whose expiry has passed (answers how many) and settles the UNKNOWN ones that are due. */
-export function expireDueTrades(ctx: SandboxContext): number {
+/** The trade with what the clock made due applied (in its app's transaction, when anything is). */
+export async function refreshTrade(ctx: SandboxContext, trade: TradeRecord): Promise<TradeRecord> {
+  if (!isDue(ctx, trade)) return trade;
+  return withAppTransaction(ctx, trade.appKey, async (tx, sent) => {
+    const current = await tx.trade(trade.tradeNo);
+    if (!current) return trade;
+    await settleDue(ctx, tx, sent, current);
+    return current;
+  });
+}
+
+/** Closes every trade whose expiry has passed (answers how many this call closed) and settles the UNKNOWN ones that are due. */
+export async function expireDueTrades(ctx: SandboxContext): Promise<number> {
   let closed = 0;
-  for (const trade of ctx.records.trades()) {
-    if (trade.status === "WAIT_BUYER_PAY" && refreshTrade(ctx, trade).status === "CLOSED") closed += 1;
-    else if (trade.status === "UNKNOWN") refreshTrade(ctx, trade);
+  for (;;) {
+    const due = await ctx.records.dueTrades(ctx.clock.now(), 500);
+    let changed = 0;
+    for (const trade of due) {
+      const change = await withAppTransaction(ctx, trade.appKey, async (tx, sent) => {
+        const current = await tx.trade(trade.tradeNo);
+        return current === undefined ? undefined : settleDue(ctx, tx, sent, current);
+      });
+      if (change !== undefined) changed += 1;
+      if (change === "expired") closed += 1;
+    }
+    if (due.length < 500 || changed === 0) return closed;
   }
-  return closed;
 }
 
 /**
  * A timer for the moment an UNKNOWN trade's result becomes known, so that its callback goes out
  * even if nothing reads the trade. The sandbox clock may be moved meanwhile (advanceClock
- * settles what it makes due), so the timer checks and, if still early, waits again.
+ * settles what it makes due), so the timer checks and, if still early, waits again. (With
+ * records shared by several instances, each instance also settles what is due now and then,
+ * so a trade whose instance stopped is settled too.)
  */
 function scheduleSettling(ctx: SandboxContext, trade: TradeRecord): void {
   if (trade.unknownUntil === null) return;
   ctx.scenarios.later(Math.max(0, trade.unknownUntil - ctx.clock.now()), () => {
-    // A reset dropped it (a new trade may even have its number): nothing to do.
-    if (ctx.records.trade(trade.tradeNo) !== trade || trade.status !== "UNKNOWN") return;
-    try {
-      refreshTrade(ctx, trade);
-    } catch (error) {
-      ctx.logger.error("An UNKNOWN trade could not be settled. This is a sandbox bug.", { tradeNo: trade.tradeNo, error });
-      return;
-    }
-    if (trade.status === "UNKNOWN") scheduleSettling(ctx, trade);
+    void (async () => {
+      const current = await ctx.records.trade(trade.tradeNo);
+      // A reset dropped it (a new trade may even have its number), or it was settled: nothing to do.
+      if (!current || current.createTime !== trade.createTime || current.status !== "UNKNOWN") return;
+      const settled = await refreshTrade(ctx, current);
+      if (settled.status === "UNKNOWN") scheduleSettling(ctx, settled);
+    })().catch((error: unknown) => ctx.logger.error("An UNKNOWN trade could not be settled. This is a sandbox bug.", { tradeNo: trade.tradeNo, error }));
   });
 }
 
@@ -90,10 +120,10 @@ export interface TradeInput {
   attach?: string;
 }
 
-function newTrade(ctx: SandboxContext, app: AppRecord, input: TradeInput, orderId: bigint | null): TradeRecord {
+async function newTrade(ctx: SandboxContext, tx: RecordsTransaction, app: AppRecord, input: TradeInput, orderId: bigint | null): Promise<TradeRecord> {
   const now = ctx.clock.now();
   return {
-    tradeNo: newTradeNo(ctx),
+    tradeNo: await newTradeNo(ctx, tx),
     appKey: app.appKey,
     merchantId: input.merchantId,
     outTradeNo: input.outTradeNo,
@@ -132,9 +162,15 @@ function differingParameters(trade: TradeRecord, input: TradeInput): string[] {
   return pairs.filter(([, a, b]) => a !== b).map(([name]) => name);
 }
 
-export function createCashierSession(ctx: SandboxContext, app: AppRecord, input: TradeInput, requestOrigin: string) {
+export async function createCashierSession(ctx: SandboxContext, app: AppRecord, input: TradeInput, requestOrigin: string) {
   requireMerchant(ctx, app, input.merchantId);
-  const existing = ctx.records.tradeByOutTradeNo(app.appKey, input.outTradeNo);
+  const tradeNo = await ctx.records.transaction(app.appKey, (tx) => claimCashierTrade(ctx, tx, app, input));
+  return { tradeNo, cashierUrl: cashierUrl(ctx, tradeNo, requestOrigin) };
+}
+
+/** The trade of a cashier session: the one this outTradeNo already has (same parameters), else a new one. */
+async function claimCashierTrade(ctx: SandboxContext, tx: RecordsTransaction, app: AppRecord, input: TradeInput): Promise<string> {
+  const existing = await tx.tradeByOutTradeNo(app.appKey, input.outTradeNo);
   if (existing && existing.orderId !== null) {
     throw signedError(
       "OUT_TRADE_NO_CONFLICT",
@@ -147,11 +183,11 @@ export function createCashierSession(ctx: SandboxContext, app: AppRecord, input:
     if (differing.length > 0) {
       throw signedError("OUT_TRADE_NO_CONFLICT", `outTradeNo ${JSON.stringify(input.outTradeNo)} was already used with different parameters (${differing.join(", ")}); repeat the original parameters to get the original trade.`);
     }
-    return { tradeNo: existing.tradeNo, cashierUrl: cashierUrl(ctx, existing.tradeNo, requestOrigin) };
+    return existing.tradeNo;
   }
-  const trade = newTrade(ctx, app, input, null);
-  ctx.records.saveTrade(trade, { claimOutTradeNo: true });
-  return { tradeNo: trade.tradeNo, cashierUrl: cashierUrl(ctx, trade.tradeNo, requestOrigin) };
+  const trade = await newTrade(ctx, tx, app, input, null);
+  await tx.insertTrade(trade);
+  return trade.tradeNo;
 }
 
 /**
@@ -164,18 +200,26 @@ export function orderOutTradeNo(orderId: bigint, attempt: number): string {
 }
 
 /**
- * payOrder's trade: the order's open trade if there is one (waiting for payment, or paid with a
- * result still UNKNOWN: a second trade could be paid twice), else a new one with the next
- * outTradeNo, claimed like a cashier session's.
+ * payOrder's trade (in the app's transaction): the order's open trade if there is one (waiting
+ * for payment, or paid with a result still UNKNOWN: a second trade could be paid twice), else a
+ * new one with the next outTradeNo, claimed like a cashier session's.
  */
-export function openOrderTrade(ctx: SandboxContext, app: AppRecord, order: OrderRecord, input: Omit<TradeInput, "merchantId" | "outTradeNo" | "totalAmount" | "subject">): TradeRecord {
+export async function openOrderTrade(
+  ctx: SandboxContext,
+  tx: RecordsTransaction,
+  sent: Sent,
+  app: AppRecord,
+  order: OrderRecord,
+  input: Omit<TradeInput, "merchantId" | "outTradeNo" | "totalAmount" | "subject">,
+): Promise<TradeRecord> {
   for (const tradeNo of order.tradeNos) {
-    const trade = ctx.records.trade(tradeNo);
-    const status = trade && refreshTrade(ctx, trade).status;
-    if (trade && (status === "WAIT_BUYER_PAY" || status === "UNKNOWN")) return trade;
+    const trade = await tx.trade(tradeNo);
+    if (!trade) continue;
+    await settleDue(ctx, tx, sent, trade);
+    if (trade.status === "WAIT_BUYER_PAY" || trade.status === "UNKNOWN") return trade;
   }
   const outTradeNo = orderOutTradeNo(order.id, order.tradeNos.length + 1);
-  const taken = ctx.records.tradeByOutTradeNo(app.appKey, outTradeNo);
+  const taken = await tx.tradeByOutTradeNo(app.appKey, outTradeNo);
   if (taken) {
     throw signedError(
       "OUT_TRADE_NO_CONFLICT",
@@ -183,10 +227,10 @@ export function openOrderTrade(ctx: SandboxContext, app: AppRecord, order: Order
         "outTradeNo is unique per app, so this order cannot be paid through payOrder. Cancel it and create a new order, and keep the ORDER- prefix out of your own outTradeNo values.",
     );
   }
-  const trade = newTrade(ctx, app, { ...input, merchantId: order.merchantId, outTradeNo, totalAmount: order.totalAmount, subject: `Order ${order.id}` }, order.id);
-  ctx.records.saveTrade(trade, { claimOutTradeNo: true });
+  const trade = await newTrade(ctx, tx, app, { ...input, merchantId: order.merchantId, outTradeNo, totalAmount: order.totalAmount, subject: `Order ${order.id}` }, order.id);
+  await tx.insertTrade(trade);
   order.tradeNos.push(trade.tradeNo);
-  ctx.records.saveOrder(order);
+  await tx.updateOrder(order);
   return trade;
 }
 
@@ -201,17 +245,38 @@ export function tradeView(trade: TradeRecord) {
   };
 }
 
-export function queryPayment(ctx: SandboxContext, app: AppRecord, tradeNo: string) {
-  const trade = ctx.records.trade(tradeNo);
+export async function queryPayment(ctx: SandboxContext, app: AppRecord, tradeNo: string) {
+  const trade = await ctx.records.trade(tradeNo);
   if (!trade || trade.appKey !== app.appKey) throw signedError("TRADE_NOT_FOUND", `tradeNo ${tradeNo}: no payment trade with this tradeNo exists for the app.`);
-  return tradeView(refreshTrade(ctx, trade));
+  return tradeView(await refreshTrade(ctx, trade));
 }
 
 /** A trade by tradeNo for the control API and the cashier page (any app), expiry applied. */
-export function requireTrade(ctx: SandboxContext, tradeNo: string): TradeRecord {
-  const trade = ctx.records.trade(tradeNo);
+export async function requireTrade(ctx: SandboxContext, tradeNo: string): Promise<TradeRecord> {
+  const trade = await ctx.records.trade(tradeNo);
   if (!trade) throw signedError("TRADE_NOT_FOUND", `tradeNo ${tradeNo}: no such payment trade.`);
   return refreshTrade(ctx, trade);
+}
+
+/**
+ * Runs `change` on the trade in its app's transaction, what the clock made due applied first. A
+ * refusal the change throws is answered after the transaction commits, so what was due is kept.
+ */
+async function changeTrade<T>(ctx: SandboxContext, tradeNo: string, change: (tx: RecordsTransaction, sent: Sent, trade: TradeRecord) => Promise<T>): Promise<T> {
+  const found = await ctx.records.trade(tradeNo);
+  if (!found) throw signedError("TRADE_NOT_FOUND", `tradeNo ${tradeNo}: no such payment trade.`);
+  const outcome = await withAppTransaction(ctx, found.appKey, async (tx, sent) => {
+    const trade = (await tx.trade(tradeNo)) ?? found;
+    await settleDue(ctx, tx, sent, trade);
+    try {
+      return { done: await change(tx, sent, trade) };
+    } catch (error) {
+      if (error instanceof RefusalError) return { refused: error };
+      throw error;
+    }
+  });
+  if ("refused" in outcome) throw outcome.refused;
+  return outcome.done;
 }
 
 function requirePayable(trade: TradeRecord): void {
@@ -221,17 +286,14 @@ function requirePayable(trade: TradeRecord): void {
   }
 }
 
-/** SUCCESS at `at`: the order (if any) becomes paid, and payment.succeeded goes to notifyUrl; answers the event id. */
-function settleSuccess(ctx: SandboxContext, trade: TradeRecord, at: number): string {
-  const app = ctx.records.app(trade.appKey);
+/** SUCCESS at `at`: the order (if any) becomes paid, and payment.succeeded is recorded for notifyUrl; answers the event id. */
+async function settleSuccess(ctx: SandboxContext, tx: RecordsTransaction, sent: Sent, trade: TradeRecord, at: number): Promise<string> {
   // Built and validated before anything changes: a payload bug leaves the trade unpaid.
   const callback = ctx.callbacks.prepare({
     type: "payment.succeeded",
     appKey: trade.appKey,
-    secret: app?.appSecrets[0],
     targetUrl: trade.notifyUrl,
     createTime: at,
-    tradeNo: trade.tradeNo,
     data: {
       tradeNo: trade.tradeNo,
       outTradeNo: trade.outTradeNo,
@@ -246,19 +308,20 @@ function settleSuccess(ctx: SandboxContext, trade: TradeRecord, at: number): str
   trade.payTime = at;
   trade.unknownUntil = null;
   trade.unknownThen = null;
-  ctx.records.saveTrade(trade);
-  const order = trade.orderId === null ? undefined : ctx.records.order(trade.orderId);
+  await tx.updateTrade(trade);
+  const order = trade.orderId === null ? undefined : await tx.order(trade.orderId);
   if (order) {
     if (order.status === ORDER_STATUS.PENDING_PAYMENT) {
       moveOrder(order, ORDER_STATUS.PAID, at, `payment succeeded (trade ${trade.tradeNo})`);
       order.payTime = at;
       order.paidTradeNo = trade.tradeNo;
-      ctx.records.saveOrder(order);
+      await tx.updateOrder(order);
     } else {
       ctx.logger.warn("A trade of an order that is no longer pending was paid; the order is unchanged.", { tradeNo: trade.tradeNo, orderId: order.id, status: order.status });
     }
   }
-  return ctx.callbacks.dispatch(callback).eventId;
+  await recordCallback(tx, sent, callback);
+  return callback.event.eventId;
 }
 
 /** How a payment should end, as payTrade's body or the cashier page's button asks (docs/scenarios.md). */
@@ -282,41 +345,46 @@ export interface PaymentResult {
  * sent); an outcome asked for, or the trade's test amount, can make its result UNKNOWN for a
  * while or have the buyer close it instead. An UNKNOWN trade paid again is settled now: SUCCESS.
  */
-export function payTrade(ctx: SandboxContext, tradeNo: string, asked: PaymentRequest = {}): PaymentResult {
-  const trade = requireTrade(ctx, tradeNo);
+export async function payTrade(ctx: SandboxContext, tradeNo: string, asked: PaymentRequest = {}): Promise<PaymentResult> {
+  const result = await changeTrade(ctx, tradeNo, (tx, sent, trade) => payInTransaction(ctx, tx, sent, trade, asked));
+  if (result.outcome.kind === "unknown") scheduleSettling(ctx, result.trade);
+  return result;
+}
+
+async function payInTransaction(ctx: SandboxContext, tx: RecordsTransaction, sent: Sent, trade: TradeRecord, asked: PaymentRequest): Promise<PaymentResult> {
   const now = ctx.clock.now();
   if (trade.status === "UNKNOWN") {
     if (asked.outcome === "unknown") {
       const when = trade.unknownUntil === null ? "only when settled by hand" : `at ${formatPlatformTime(trade.unknownUntil)}`;
       throw signedError("TRADE_NOT_PAYABLE", `tradeNo ${trade.tradeNo} is already UNKNOWN (its result becomes known ${when}); pay it with outcome success, or close it, to settle it now.`);
     }
-    return { trade, eventId: settleSuccess(ctx, trade, now), outcome: { kind: "success" }, byAmount: false };
+    return { trade, eventId: await settleSuccess(ctx, tx, sent, trade, now), outcome: { kind: "success" }, byAmount: false };
   }
   requirePayable(trade);
   const outcome = chooseOutcome(trade.totalAmount, asked);
   const byAmount = asked.outcome === undefined && outcomeByAmount(trade.totalAmount) !== undefined;
   switch (outcome.kind) {
     case "success":
-      return { trade, eventId: settleSuccess(ctx, trade, now), outcome, byAmount };
+      return { trade, eventId: await settleSuccess(ctx, tx, sent, trade, now), outcome, byAmount };
     case "closed-by-buyer":
-      closeNow(ctx, trade, now, "closed by the buyer instead of paying (sandbox test amount)");
+      await closeNow(tx, trade, now, "closed by the buyer instead of paying (sandbox test amount)");
       return { trade, eventId: null, outcome, byAmount };
     case "unknown":
       trade.status = "UNKNOWN";
       trade.unknownUntil = outcome.forSeconds === null ? null : now + outcome.forSeconds * 1000;
       trade.unknownThen = outcome.then;
-      ctx.records.saveTrade(trade);
-      scheduleSettling(ctx, trade);
+      await tx.updateTrade(trade);
       return { trade, eventId: null, outcome, byAmount };
   }
 }
 
 /** Active close of a waiting trade, or of an UNKNOWN one (its result settled as a failure now). */
-export function closeTrade(ctx: SandboxContext, tradeNo: string, reason: string): TradeRecord {
-  const trade = requireTrade(ctx, tradeNo);
-  if (trade.status !== "UNKNOWN") requirePayable(trade);
-  closeNow(ctx, trade, ctx.clock.now(), reason);
-  return trade;
+export async function closeTrade(ctx: SandboxContext, tradeNo: string, reason: string): Promise<TradeRecord> {
+  return changeTrade(ctx, tradeNo, async (tx, _sent, trade) => {
+    if (trade.status !== "UNKNOWN") requirePayable(trade);
+    await closeNow(tx, trade, ctx.clock.now(), reason);
+    return trade;
+  });
 }
 
 /** The control API's and cashier page's view of a trade. */

@@ -34,7 +34,7 @@ function interfaceOf(operationId: string): "signed" | "keyed" | undefined {
   return undefined;
 }
 
-export function createFault(ctx: SandboxContext, body: CreateFaultRequest) {
+export async function createFault(ctx: SandboxContext, body: CreateFaultRequest) {
   const served = interfaceOf(body.operationId);
   if (served === undefined) {
     const where = schemasFor("sandbox-control").operations.has(body.operationId) ? " (it is the control API's own; faults apply to the signed and key-based interfaces)" : "";
@@ -47,7 +47,7 @@ export function createFault(ctx: SandboxContext, body: CreateFaultRequest) {
   if (appKey !== null && !ctx.records.app(appKey)) {
     throw signedError("VALIDATION_FAILED", `body.appKey ${JSON.stringify(appKey)} is not an app of this sandbox; the fixtures have ${ctx.records.apps().map((app) => app.appKey).join(", ")}.`);
   }
-  const fault = ctx.scenarios.faults.add(
+  const fault = await ctx.scenarios.faults.add(
     {
       operationId: body.operationId,
       kind: body.kind,
@@ -62,13 +62,13 @@ export function createFault(ctx: SandboxContext, body: CreateFaultRequest) {
   return faultView(fault);
 }
 
-export function listFaults(ctx: SandboxContext, query: { appKey?: string; operationId?: string }) {
-  const list = ctx.scenarios.faults.list(query).map(faultView);
+export async function listFaults(ctx: SandboxContext, query: { appKey?: string; operationId?: string }) {
+  const list = (await ctx.scenarios.faults.list(query)).map(faultView);
   return { list, total: list.length };
 }
 
-export function deleteFault(ctx: SandboxContext, faultId: string) {
-  const fault = ctx.scenarios.faults.delete(faultId);
+export async function deleteFault(ctx: SandboxContext, faultId: string) {
+  const fault = await ctx.scenarios.faults.delete(faultId);
   if (!fault) throw signedError("FAULT_NOT_FOUND", `faultId: the sandbox holds no fault ${faultId} (deleted already, or dropped by a reset); listFaults shows those there are.`);
   return faultView(fault);
 }

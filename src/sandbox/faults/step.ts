@@ -35,7 +35,7 @@ function refusal(dialect: Dialect, message: string) {
 }
 
 /** The fault this request meets, if any, with its use counted and its hit recorded. */
-function armFault(ctx: SandboxContext, req: Request, res: Response, dialect: Dialect, operationId: string): ArmedFault | undefined {
+async function armFault(ctx: SandboxContext, req: Request, res: Response, dialect: Dialect, operationId: string): Promise<ArmedFault | undefined> {
   const appKey = dialect === "signed" ? requestState(res).appKey : undefined;
   const hit: FaultHitRecord = { time: ctx.clock.now(), method: req.method, path: pathOf(req.originalUrl).slice(0, 1024), appKey: appKey ?? null, carriedOut: false, operationCode: null, status: null, code: null };
   const header = req.headers[FAULT_HEADER.toLowerCase()];
@@ -44,7 +44,7 @@ function armFault(ctx: SandboxContext, req: Request, res: Response, dialect: Dia
     if (!parsed.ok) throw refusal(dialect, parsed.reason);
     return { behaviour: parsed.behaviour, hit, name: `the ${FAULT_HEADER} header`, mark: { ...parsed.behaviour, faultId: null, source: "header", carriedOut: false, operationCode: null } };
   }
-  const fault = ctx.scenarios.faults.take(operationId, appKey, hit);
+  const fault = await ctx.scenarios.faults.take(operationId, appKey, hit);
   if (!fault) return undefined;
   const { kind, when, delayMs, retryAfterSeconds } = fault;
   const behaviour = { kind, when, delayMs, retryAfterSeconds };
@@ -105,17 +105,21 @@ function watchAnswer(ctx: SandboxContext, req: Request, res: Response, dialect: 
 
 export function faultStep(ctx: SandboxContext, dialect: Dialect): RequestHandler {
   const routes = operationRoutes(dialect);
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (req.headers[FAULT_HEADER.toLowerCase()] === undefined && !ctx.scenarios.faults.hasActive()) return next();
     const operationId = routes(req.method, pathOf(req.originalUrl))?.operationId;
     if (operationId === undefined) return next();
-    const armed = armFault(ctx, req, res, dialect, operationId);
+    const armed = await armFault(ctx, req, res, dialect, operationId);
     if (!armed) return next();
     requestState(res).fault = armed.mark;
     res.once("finish", () => {
       armed.hit.status = res.statusCode;
       const code = requestState(res).envelopeCode;
       armed.hit.code = typeof code === "number" ? code : null;
+      // A shared store keeps the hit as it ended (the memory table holds this very object).
+      if (armed.mark.faultId !== null) {
+        ctx.scenarios.faults.finishHit(armed.mark.faultId, armed.hit).catch((error: unknown) => ctx.logger.warn("A fault's hit could not be recorded.", { faultId: armed.mark.faultId, error }));
+      }
     });
     const { behaviour } = armed;
     if (behaviour.when === "after" || behaviour.kind === "slow") {

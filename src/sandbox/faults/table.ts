@@ -56,6 +56,15 @@ export interface NewFault extends FaultBehaviour {
 
 const scopeName = (appKey: string | null) => (appKey === null ? "faults for every app" : `appKey ${appKey}`);
 
+/** A scope holds MAX_FAULTS_PER_APP faults, none spent. */
+export function faultQuotaError(appKey: string | null) {
+  return signedError(
+    "APP_QUOTA_EXCEEDED",
+    `${scopeName(appKey)}: ${MAX_FAULTS_PER_APP} faults are set, the most the sandbox keeps per app, and none is spent; ` +
+      "delete some (DELETE /sandbox/faults/{faultId}) or reset the sandbox (POST /sandbox/reset).",
+  );
+}
+
 export class FaultTable {
   private faults: FaultRecord[] = [];
   private lastId = 0;
@@ -65,13 +74,7 @@ export class FaultTable {
     const scope = this.faults.filter((fault) => fault.appKey === input.appKey);
     if (scope.length >= MAX_FAULTS_PER_APP) {
       const spent = scope.find((fault) => fault.remaining === 0);
-      if (!spent) {
-        throw signedError(
-          "APP_QUOTA_EXCEEDED",
-          `${scopeName(input.appKey)}: ${MAX_FAULTS_PER_APP} faults are set, the most the sandbox keeps per app, and none is spent; ` +
-            "delete some (DELETE /sandbox/faults/{faultId}) or reset the sandbox (POST /sandbox/reset).",
-        );
-      }
+      if (!spent) throw faultQuotaError(input.appKey);
       this.faults.splice(this.faults.indexOf(spent), 1);
     }
     const fault: FaultRecord = { ...input, faultId: `flt_${++this.lastId}`, remaining: input.times, createTime: now, hits: [] };
@@ -115,8 +118,12 @@ export class FaultTable {
     return fault;
   }
 
-  /** A reset: every fault gone, ids counted from 1 again. */
-  clear(): void {
+  /** A reset: every fault gone, ids counted from 1 again; or, of one app, its own faults (not those for every app). */
+  clear(appKey?: string): void {
+    if (appKey !== undefined) {
+      this.faults = this.faults.filter((fault) => fault.appKey !== appKey);
+      return;
+    }
     this.faults = [];
     this.lastId = 0;
   }

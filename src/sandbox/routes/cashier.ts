@@ -10,6 +10,7 @@ import { closeTrade, payTrade, refreshTrade, type PaymentRequest } from "../doma
 import { RefusalError } from "../errors.js";
 import { crossOriginMessage, crossOriginReason } from "../site-guard.js";
 import type { TradeRecord } from "../store/types.js";
+import { StoreUnavailableError } from "../store/rules.js";
 import { requestState } from "../../server/index.js";
 
 const NOTICES: Record<string, string> = {
@@ -30,9 +31,9 @@ function sendPage(res: Response, status: number, html: string): void {
 }
 
 /** The trade when it exists and the request carries its key; else undefined (the same 404 either way). */
-function findTrade(ctx: SandboxContext, req: Request<{ tradeNo: string }>): TradeRecord | undefined {
+async function findTrade(ctx: SandboxContext, req: Request<{ tradeNo: string }>): Promise<TradeRecord | undefined> {
   const { tradeNo } = req.params;
-  const trade = /^[0-9]{1,19}$/.test(tradeNo) ? ctx.records.trade(tradeNo) : undefined;
+  const trade = /^[0-9]{1,19}$/.test(tradeNo) ? await ctx.records.trade(tradeNo) : undefined;
   if (!trade || !ctx.cashierKeys.matches(tradeNo, req.query.key)) return undefined;
   return refreshTrade(ctx, trade);
 }
@@ -40,25 +41,25 @@ function findTrade(ctx: SandboxContext, req: Request<{ tradeNo: string }>): Trad
 export function cashierRouter(ctx: SandboxContext): Router {
   const router = express.Router();
 
-  router.get("/:tradeNo", (req: Request<{ tradeNo: string }>, res) => {
+  router.get("/:tradeNo", async (req: Request<{ tradeNo: string }>, res) => {
     requestState(res).operationId = "cashierPage";
-    const trade = findTrade(ctx, req);
+    const trade = await findTrade(ctx, req);
     if (!trade) return sendPage(res, 404, renderNotFoundPage(req.params.tradeNo));
     const done = typeof req.query.done === "string" ? NOTICES[req.query.done] : undefined;
     sendPage(res, 200, renderCashierPage(trade, ctx.cashierKeys.keyFor(trade.tradeNo), done ? { notice: { kind: "done", text: done } } : {}));
   });
 
-  const act = (verb: "pay" | "close", run: (tradeNo: string, req: Request) => string) =>
-    (req: Request<{ tradeNo: string }>, res: Response) => {
+  const act = (verb: "pay" | "close", run: (tradeNo: string, req: Request) => Promise<string>) =>
+    async (req: Request<{ tradeNo: string }>, res: Response) => {
       requestState(res).operationId = verb === "pay" ? "cashierPay" : "cashierClose";
       const crossOrigin = crossOriginReason(req);
       if (crossOrigin !== undefined) return sendPage(res, 403, renderRefusedPage(crossOriginMessage(crossOrigin)));
-      const trade = findTrade(ctx, req);
+      const trade = await findTrade(ctx, req);
       if (!trade) return sendPage(res, 404, renderNotFoundPage(req.params.tradeNo));
       const key = ctx.cashierKeys.keyFor(trade.tradeNo);
       let done: string;
       try {
-        done = run(trade.tradeNo, req);
+        done = await run(trade.tradeNo, req);
       } catch (error) {
         if (!(error instanceof RefusalError)) throw error;
         return sendPage(res, 409, renderCashierPage(trade, key, { notice: { kind: "alert", text: error.message } }));
@@ -72,15 +73,15 @@ export function cashierRouter(ctx: SandboxContext): Router {
       if (askedOutcome(req.query) !== undefined) return next();
       sendPage(res, 400, renderRefusedPage("This Pay button asks for an outcome the cashier does not offer (outcome=unknown with then=SUCCESS or CLOSED, or none)."));
     },
-    act("pay", (tradeNo, req) => {
-      const { trade } = payTrade(ctx, tradeNo, askedOutcome(req.query));
+    act("pay", async (tradeNo, req) => {
+      const { trade } = await payTrade(ctx, tradeNo, askedOutcome(req.query));
       return trade.status === "SUCCESS" ? "paid" : trade.status === "UNKNOWN" ? "unknown" : "closed";
     }),
   );
   router.post(
     "/:tradeNo/close",
-    act("close", (tradeNo) => {
-      closeTrade(ctx, tradeNo, "closed by the user at the cashier");
+    act("close", async (tradeNo) => {
+      await closeTrade(ctx, tradeNo, "closed by the user at the cashier");
       return "closed";
     }),
   );
@@ -90,6 +91,10 @@ export function cashierRouter(ctx: SandboxContext): Router {
     if (error instanceof URIError || (error as { status?: unknown } | null)?.status === 400) {
       if (!res.headersSent) return sendPage(res, 400, renderBadAddressPage());
       return next(error);
+    }
+    if (error instanceof StoreUnavailableError) {
+      if (!res.headersSent) sendPage(res.set("Retry-After", "1"), 503, renderRefusedPage(`The sandbox cannot reach its store now (${error.message}); nothing was changed. Try again in a moment.`));
+      return;
     }
     ctx.logger.error("Internal error on the cashier page. This is a sandbox bug.", { path: req.originalUrl, error });
     if (!res.headersSent) sendPage(res, 500, "<!doctype html><html lang=\"en\"><title>Error</title><p>Internal sandbox error; see the sandbox log.</p></html>");

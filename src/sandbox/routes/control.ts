@@ -7,6 +7,7 @@ import { createOperationRouter, isJsonContentType, type DispatchHandler } from "
 import { refuseCrossOrigin } from "../site-guard.js";
 import type { SandboxContext } from "../context.js";
 import { controlOperations } from "../control.js";
+import { answeringStoreOutages } from "../store-guard.js";
 
 /**
  * A state-changing control request must say Content-Type: application/json, body or not: a web
@@ -32,7 +33,7 @@ export function controlRouter(ctx: SandboxContext): RequestHandler {
     beforeBody: [],
     afterBody: [],
     checks: [],
-    handlers: controlOperations(ctx) as unknown as Record<string, DispatchHandler>,
+    handlers: answeringStoreOutages(controlOperations(ctx)) as unknown as Record<string, DispatchHandler>,
     facts: () => ({}),
   });
 }

@@ -4,6 +4,7 @@ import { createKeyedRouter } from "../../server/index.js";
 import type { SandboxContext } from "../context.js";
 import { listAccountMerchants } from "../domain/merchants.js";
 import { faultStep } from "../faults/step.js";
+import { answeringStoreOutagesIn } from "../store-guard.js";
 
 export function keyedRouter(ctx: SandboxContext): RequestHandler {
   return createKeyedRouter({
@@ -13,6 +14,6 @@ export function keyedRouter(ctx: SandboxContext): RequestHandler {
     apiKeys: (apiKey) => ctx.records.apiKey(apiKey),
     rateLimiter: ctx.rateLimiter,
     logger: ctx.logger,
-    checks: [faultStep(ctx, "keyed")],
+    checks: [answeringStoreOutagesIn(faultStep(ctx, "keyed"), "keyed")],
   });
 }

@@ -8,6 +8,7 @@ import { createSignedRouter, type HandlerInput, type SignedHandlers } from "../.
 import type { SandboxContext } from "../context.js";
 import { explainMovedClock } from "../clock-refusal.js";
 import { checkNotifyUrl } from "../notify-target.js";
+import { answeringStoreOutages, answeringStoreOutagesIn } from "../store-guard.js";
 import { faultStep } from "../faults/step.js";
 import { syncCustomer } from "../domain/customers.js";
 import { getMerchant, listMerchants } from "../domain/merchants.js";
@@ -69,7 +70,7 @@ export function signedOperations(ctx: SandboxContext): SignedHandlers<AppRecord>
 
 export function signedRouter(ctx: SandboxContext): RequestHandler {
   return createSignedRouter<AppRecord>({
-    handlers: signedOperations(ctx),
+    handlers: answeringStoreOutages(signedOperations(ctx)),
     apps: (appKey) => ctx.records.app(appKey),
     nonceStore: ctx.nonceStore,
     now: () => ctx.clock.now(),
@@ -80,6 +81,6 @@ export function signedRouter(ctx: SandboxContext): RequestHandler {
     // refusal from the request's summary).
     onSignatureRefused: (refusal) => explainMovedClock(refusal, ctx.clock),
     // Faults meet only requests that pass every check before the operation, so they come last (faults/step.ts).
-    checks: [checkNotifyUrl(ctx.notifyPolicy), faultStep(ctx, "signed")],
+    checks: [checkNotifyUrl(ctx.notifyPolicy), answeringStoreOutagesIn(faultStep(ctx, "signed"), "signed")],
   });
 }

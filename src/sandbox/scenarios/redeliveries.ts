@@ -45,7 +45,7 @@ export interface RedeliveryRecord {
 /** What redeliveries read of the running sandbox (a part of SandboxContext). */
 export interface RedeliveryContext {
   clock: Clock;
-  callbacks: { event(eventId: string): CallbackDeliveryRecord | undefined };
+  callbacks: { event(eventId: string): CallbackDeliveryRecord | undefined | Promise<CallbackDeliveryRecord | undefined> };
   records: { app(appKey: string): { appSecrets: readonly string[] } | undefined };
 }
 
@@ -64,6 +64,8 @@ async function answerStart(response: Response): Promise<string | null> {
 
 export class Redeliveries {
   private byEvent = new Map<string, RedeliveryRecord[]>();
+  /** Each event's app, for a reset of one app. */
+  private appOf = new Map<string, string>();
   private lastId = 0;
   /** The sends in flight, so that a clock move awaits nothing twice. */
   private sending: Promise<void> = Promise.resolve();
@@ -117,6 +119,7 @@ export class Redeliveries {
     }
     kept.sort((a, b) => a.dueTime - b.dueTime);
     this.byEvent.set(event.eventId, kept);
+    this.appOf.set(event.eventId, event.appKey);
     await this.sendDue(ctx);
     return made;
   }
@@ -140,7 +143,7 @@ export class Redeliveries {
   private async send(ctx: RedeliveryContext, record: RedeliveryRecord): Promise<void> {
     record.status = "sending";
     record.time = ctx.clock.now();
-    const event = ctx.callbacks.event(record.eventId);
+    const event = await ctx.callbacks.event(record.eventId);
     const secret = event ? ctx.records.app(event.appKey)?.appSecrets[0] : undefined;
     const refusal = !event || event.targetUrl === null ? "the event is gone" : secret === undefined ? `the app ${event.appKey} has no secret to sign with` : await this.transport.checkTarget(event.targetUrl);
     if (refusal !== undefined || !event || event.targetUrl === null || secret === undefined) {
@@ -179,9 +182,18 @@ export class Redeliveries {
     record.status = "sent";
   }
 
-  /** A state reset: every redelivery forgotten (one in flight finishes unrecorded), ids from 1. */
-  reset(): void {
+  /** A state reset: every redelivery forgotten (one in flight finishes unrecorded), ids from 1; or those of one app's events. */
+  reset(appKey?: string): void {
+    if (appKey !== undefined) {
+      for (const [eventId, app] of this.appOf) {
+        if (app !== appKey) continue;
+        this.byEvent.delete(eventId);
+        this.appOf.delete(eventId);
+      }
+      return;
+    }
     this.byEvent = new Map();
+    this.appOf = new Map();
     this.lastId = 0;
   }
 }

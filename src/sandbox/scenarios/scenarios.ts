@@ -1,20 +1,23 @@
-// What a sandbox keeps for its scenarios (docs/scenarios.md): the fault table, the callback
-// redeliveries, and the timers that scenarios run on (a slow answer, a held connection, a
-// payment result that is unknown for a while, a late redelivery), so that closing the sandbox
-// stops them all and a reset clears what a reset clears.
-import { FaultTable } from "../faults/table.js";
+// What a sandbox keeps for its scenarios (docs/scenarios.md): the faults (kept with the
+// records, faults/store.ts), the callback redeliveries (this instance's), and the timers that
+// scenarios run on (a slow answer, a held connection, a payment result that is unknown for a
+// while, a late redelivery), so that closing the sandbox stops them all and a reset clears what
+// a reset clears.
+import type { FaultStore } from "../faults/store.js";
 import { Redeliveries, type CallbackTransport } from "./redeliveries.js";
 
 const DEFAULT_TRANSPORT: CallbackTransport = { fetch: (input, init) => fetch(input, init), timeoutMs: 5000, checkTarget: async () => undefined };
 
 export class Scenarios {
-  readonly faults = new FaultTable();
   readonly redeliveries: Redeliveries;
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
 
   /** `transport`: how redeliveries are sent, as the sandbox sends callbacks (its fetch, timeout and target policy). */
-  constructor(transport: CallbackTransport = DEFAULT_TRANSPORT) {
+  constructor(
+    readonly faults: FaultStore,
+    transport: CallbackTransport = DEFAULT_TRANSPORT,
+  ) {
     this.redeliveries = new Redeliveries(transport, (ms, task) => this.later(ms, task));
   }
 
@@ -36,10 +39,10 @@ export class Scenarios {
     };
   }
 
-  /** A state reset: the faults and redeliveries go (requests already held or delayed finish as they were told). */
-  reset(): void {
-    this.faults.clear();
-    this.redeliveries.reset();
+  /** A state reset, of one app or of all: its faults and redeliveries go (requests already held or delayed finish as they were told). */
+  async reset(appKey?: string): Promise<void> {
+    await this.faults.clear(appKey);
+    this.redeliveries.reset(appKey);
   }
 
   /** The sandbox stops: nothing scheduled runs any more. */
