@@ -12,6 +12,7 @@
 // Folders mirror src/ (test/<part>/ for src/<part>/), shared helpers are in test/support/; the
 // folder no longer decides the project (docs/decisions.md, "Test projects").
 // test/suite/projects.unit.test.ts proves that every test file is run by exactly one project.
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
 export type ProjectName = "unit" | "http" | "packaging";
@@ -27,6 +28,10 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // Most http and packaging files wait on sockets and child processes (servers, npm, browsers),
+    // so on a 2-core machine one worker (vitest's default there: cores - 1) leaves a core idle
+    // much of the time; three keep both busy (docs/decisions.md, "Test projects").
+    maxWorkers: Math.max(availableParallelism() - 1, 3),
     projects: [
       {
         extends: true,
@@ -49,6 +54,13 @@ export default defineConfig({
           name: "http",
           include: ["test/**/*.test.ts"],
           exclude: [...configDefaults.exclude, UNIT_FILES, PACKAGING_FILES],
+          // Like unit: a worker keeps the sandbox's modules loaded from one file to the next
+          // (importing them afresh per file was 40 % of this project's time); each file starts
+          // its own servers, and what a test changes through vi is put back after it.
+          isolate: false,
+          restoreMocks: true,
+          unstubGlobals: true,
+          unstubEnvs: true,
         },
       },
       {
