@@ -49,7 +49,7 @@ export type { HealthReport } from "./health.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits.js";
 export { MerchantOpenPlatformError } from "../errors.js";
 export { SandboxConfigError } from "./errors.js";
-/** Nonces the sandbox remembers at once: 5 minutes of about 3,300 signed requests per second. */
+/** Nonces the sandbox remembers at once: their 601 s lifetime at about 1,660 signed requests per second. */
 export const SANDBOX_NONCE_CAPACITY = 1_000_000;
 export type * from "./store/types.js";
 
@@ -79,7 +79,7 @@ export interface SandboxOptions {
   /** The fetch used to deliver callbacks. Default globalThis.fetch. */
   fetch?: typeof fetch;
   /**
-   * Most nonces remembered at once (each for the 301 s of its signature window). Default
+   * Most nonces remembered at once (each for 601 s: two signature windows and a second). Default
    * 1,000,000 (about 90 MB at most); when full, signed requests are refused with 100006 rather
    * than a nonce forgotten early.
    */
