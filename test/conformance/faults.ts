@@ -131,7 +131,10 @@ export function faultsFor(credentials: { appKey: string; appSecret: string }): F
     {
       name: "rounds large ids in order detail",
       // The order detail is where int64 checks read order ids back, so each of them sees the rounded id.
-      breaks: ["int64.order-id-round-trip", "int64.above-2^53", "int64.rounded-id-unknown"],
+      breaks: ["int64.order-id-round-trip", "int64.above-2^53"],
+      // Fails when a probe's answer is read back rounded; passes when every probe is simply not
+      // found (seen in 1 of 5 full runs, with the concurrent runs' orders in the shared sandbox).
+      mayBreak: ["int64.rounded-id-unknown"],
       response: (res, r) => (isOp(r, "GET", /\/orders\/\d+$/) ? { ...res, body: res.body.replace(/"id":(\d+)/, (_m, d: string) => `"id":${BigInt(Number(d))}`) } : res),
     },
     {

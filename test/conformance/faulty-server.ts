@@ -30,6 +30,8 @@ export interface Fault {
   name: string;
   /** Checks that must fail, and only these. */
   breaks: string[];
+  /** Checks the fault may also fail, depending on which ids a run happens to see (a true finding either way). */
+  mayBreak?: string[];
   /** Checks that must be skipped (none by default), with the reason they must give. */
   skips?: { names: (name: string) => boolean; reason: RegExp };
   /** Answers a request itself instead of forwarding it (undefined forwards it). */
