@@ -17,8 +17,8 @@ describe.skipIf(redisServerMissing)("Redis nonce store", () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    store = await createRedisNonceStore({ url: redis.url, perAppCapacity: 3, commandTimeoutMs: 200 });
-    other = await createRedisNonceStore({ url: redis.url, perAppCapacity: 3, commandTimeoutMs: 200 });
+    store = await createRedisNonceStore({ url: redis.url, perAppCapacity: 3, commandTimeoutMs: 2_000 });
+    other = await createRedisNonceStore({ url: redis.url, perAppCapacity: 3, commandTimeoutMs: 2_000 });
     await Promise.all([store.ready(), other.ready()]);
   });
   afterAll(async () => {
@@ -104,8 +104,9 @@ describe.skipIf(redisServerMissing)("Redis nonce store: lifetimes and clocks", (
     // A store whose memory began an hour ago, as in production (just after it began, a verifier
     // whose clock is ahead refuses requests dated before the start on its clock: see below).
     await admin.set("mop:nonce:marker", String(Date.now() - 3_600_000));
-    ahead = await createRedisNonceStore({ url: redis.url, commandTimeoutMs: 200, onWarning: () => undefined });
-    behind = await createRedisNonceStore({ url: redis.url, commandTimeoutMs: 200, onWarning: () => undefined });
+    // A generous command timeout: these tests are about lifetimes, and the suite shares two cores.
+    ahead = await createRedisNonceStore({ url: redis.url, commandTimeoutMs: 2_000, onWarning: () => undefined });
+    behind = await createRedisNonceStore({ url: redis.url, commandTimeoutMs: 2_000, onWarning: () => undefined });
     await Promise.all([ahead.ready(), behind.ready()]);
   });
   afterAll(async () => {
